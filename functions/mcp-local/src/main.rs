@@ -1,0 +1,113 @@
+//! `mcp-local`: the gateway on loopback with the same `MCP_*` variables as the Lambda functions,
+//! the `local` profile, loopback `Host` names (CONTRACT H6) and, for the baked sample manifest,
+//! the in-process sample Tool Service.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use clap::Parser;
+use mcp_gateway::invoke::HttpInvoker;
+use mcp_gateway::registry::{RegistryError, baked_manifest, compile_manifest, load_snapshot};
+use mcp_gateway::telemetry::{LogFormat, init};
+use mcp_gateway::{Config, Gateway, Profile, RegistrySource};
+use mcp_local::sample_tool_service::{self, SAMPLE_ORIGIN};
+use mcp_local::server;
+
+/// Runs the MCP gateway locally.
+#[derive(Debug, Parser)]
+#[command(version, about)]
+struct Args {
+    /// Address to serve the gateway on.
+    #[arg(long, default_value = "127.0.0.1:3000")]
+    listen: SocketAddr,
+    /// Address of the in-process sample Tool Service (used with the baked sample manifest;
+    /// port 0 picks a free port).
+    #[arg(long, default_value = "127.0.0.1:3001")]
+    sample_tool_service: SocketAddr,
+    /// Do not start the sample Tool Service.
+    #[arg(long)]
+    no_sample_tool_service: bool,
+    /// Write logs as JSON lines (as the Lambda functions do).
+    #[arg(long)]
+    log_json: bool,
+}
+
+fn local_defaults() -> Config {
+    Config {
+        profile: Profile::Local,
+        allowed_hosts: Some(vec!["localhost".into(), "127.0.0.1".into(), "[::1]".into()]),
+        ..Config::fixed_defaults()
+    }
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args = Args::parse();
+    init(if args.log_json {
+        LogFormat::Json
+    } else {
+        LogFormat::Text
+    });
+    let config = Config::from_env(local_defaults())?;
+    let is_sample = config.registry_source == RegistrySource::Baked("sample".into());
+    // The local profile may fall back to the sample manifest, which calls the sample service.
+    let uses_sample = is_sample || config.profile == Profile::Local;
+
+    let mut sample_origin = None;
+    if uses_sample && !args.no_sample_tool_service {
+        let listener = tokio::net::TcpListener::bind(args.sample_tool_service).await?;
+        let addr = listener.local_addr()?;
+        sample_origin = Some(format!("http://{addr}"));
+        tokio::spawn(async move {
+            if let Err(error) = axum::serve(listener, sample_tool_service::router()).await {
+                tracing::error!(%error, "sample Tool Service stopped");
+            }
+        });
+    }
+
+    // The sample manifest names 127.0.0.1:3001; point it at the port actually bound.
+    let snapshot = match &sample_origin {
+        Some(origin) if origin != SAMPLE_ORIGIN && is_sample => rebased_sample(origin),
+        _ => load_snapshot(&config.registry_source, config.profile).await,
+    };
+    if let Err(error) = &snapshot {
+        tracing::error!(%error, "registry snapshot not loaded; tool methods answer -32603");
+    }
+    let gateway = Arc::new(Gateway::new(config.clone(), snapshot, HttpInvoker::new()?));
+
+    let listener = tokio::net::TcpListener::bind(args.listen).await?;
+    let addr = listener.local_addr()?;
+    eprintln!(
+        "mcp-local: MCP endpoint http://{addr}{} ({} routing, registry {})",
+        config.endpoint_path,
+        match config.routing {
+            mcp_gateway::RoutingMode::Fixed => "fixed",
+            mcp_gateway::RoutingMode::Dynamic => "dynamic",
+        },
+        config.registry_source,
+    );
+    if let Some(origin) = &sample_origin {
+        eprintln!("mcp-local: sample Tool Service {origin}");
+    }
+    axum::serve(listener, server::router(gateway))
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await?;
+    Ok(())
+}
+
+fn rebased_sample(origin: &str) -> Result<mcp_gateway::registry::Snapshot, RegistryError> {
+    let text = baked_manifest("sample")
+        .unwrap_or_default()
+        .replace(SAMPLE_ORIGIN, origin);
+    let document: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| RegistryError::NotJson {
+            source_name: "baked:sample".into(),
+            reason: e.to_string(),
+        })?;
+    compile_manifest(&document).map_err(|problems| RegistryError::Invalid {
+        source_name: "baked:sample".into(),
+        problems,
+    })
+}

@@ -1,0 +1,398 @@
+//! Typed gateway configuration from `MCP_*` environment variables (STYLE 8).
+//!
+//! Built by [`Config::from_env_with`] so tests never touch the process environment. A bad value
+//! is a [`ConfigError`] naming the variable, never a panic at cold start.
+
+use std::fmt;
+
+use crate::protocol::ProtocolVersion;
+
+/// How the route is taken from the URL (CONTRACT P1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RoutingMode {
+    /// The endpoint path already names the route, e.g. `/mcp/core` (CONTRACT P4).
+    Fixed,
+    /// The endpoint path is a base and the next segment is the route key (CONTRACT P3).
+    Dynamic,
+}
+
+/// Which registry sources a deployment may use (CONTRACT R3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Profile {
+    /// Try the configured source, fall back to the baked sample manifest on its failure.
+    Local,
+    /// The configured source only.
+    Prod,
+}
+
+/// Where the registry snapshot comes from (CONTRACT R2).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RegistrySource {
+    /// `baked:NAME`: a manifest from `manifests/` compiled into the binary.
+    Baked(String),
+    /// `file:PATH`: a manifest file on the function's file system.
+    File(String),
+    /// `s3://bucket/key`.
+    S3 {
+        /// The bucket name.
+        bucket: String,
+        /// The object key.
+        key: String,
+    },
+    /// `http://…` or `https://…`: a Tool Service manifest endpoint.
+    Http(String),
+}
+
+impl RegistrySource {
+    /// Parses a `MCP_REGISTRY_SOURCE` value.
+    ///
+    /// # Errors
+    /// A message naming the accepted forms when the value has none of them.
+    pub fn parse(value: &str) -> Result<Self, String> {
+        if let Some(name) = value.strip_prefix("baked:") {
+            if name.is_empty() {
+                return Err("baked: needs a manifest name, e.g. baked:sample".into());
+            }
+            return Ok(Self::Baked(name.into()));
+        }
+        if let Some(path) = value.strip_prefix("file:") {
+            if path.is_empty() {
+                return Err("file: needs a path".into());
+            }
+            return Ok(Self::File(path.into()));
+        }
+        if let Some(rest) = value.strip_prefix("s3://") {
+            return match rest.split_once('/') {
+                Some((bucket, key)) if !bucket.is_empty() && !key.is_empty() => Ok(Self::S3 {
+                    bucket: bucket.into(),
+                    key: key.into(),
+                }),
+                _ => Err("s3:// needs a bucket and a key, e.g. s3://bucket/manifest.json".into()),
+            };
+        }
+        if value.starts_with("https://") || value.starts_with("http://") {
+            return Ok(Self::Http(value.into()));
+        }
+        Err("expected s3://bucket/key, https://…, http://…, file:PATH or baked:NAME".into())
+    }
+}
+
+impl fmt::Display for RegistrySource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Baked(name) => write!(f, "baked:{name}"),
+            Self::File(path) => write!(f, "file:{path}"),
+            Self::S3 { bucket, key } => write!(f, "s3://{bucket}/{key}"),
+            Self::Http(url) => f.write_str(url),
+        }
+    }
+}
+
+/// A missing or malformed configuration variable.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{variable}: {reason}")]
+pub struct ConfigError {
+    /// The environment variable, e.g. `MCP_ROUTING`.
+    pub variable: &'static str,
+    /// What is wrong with its value.
+    pub reason: String,
+}
+
+/// The gateway configuration. Every field maps to one `MCP_*` variable (see the README table).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// `MCP_ENDPOINT_PATH`: the public path, without a trailing slash (CONTRACT P1).
+    pub endpoint_path: String,
+    /// `MCP_ROUTING`: `fixed` or `dynamic` (CONTRACT P1).
+    pub routing: RoutingMode,
+    /// `MCP_SUPPORTED_PROTOCOL_VERSIONS`: comma-separated, default `2025-11-25` (CONTRACT H4).
+    pub supported_protocol_versions: Vec<String>,
+    /// `MCP_ALLOWED_ORIGINS`: comma-separated exact origins, default empty (CONTRACT H5).
+    pub allowed_origins: Vec<String>,
+    /// `MCP_ALLOWED_HOSTS`: comma-separated host names (any port) or `host:port`; unset means
+    /// every host (CONTRACT H6).
+    pub allowed_hosts: Option<Vec<String>>,
+    /// `MCP_MAX_REQUEST_BYTES`: request body limit in bytes, default 1 MiB (CONTRACT H7).
+    pub max_request_bytes: usize,
+    /// `MCP_MAX_TOOL_RESPONSE_BYTES`: Tool Service body limit in bytes, default 4 MiB (CONTRACT X6).
+    pub max_tool_response_bytes: usize,
+    /// `MCP_MAX_RESPONSE_BYTES`: the gateway's own response limit in bytes, default 5 MiB
+    /// (CONTRACT X6).
+    pub max_response_bytes: usize,
+    /// `MCP_DEFAULT_TOOL_TIMEOUT_MS`: tool timeout when the manifest gives none, default 10,000 ms
+    /// (CONTRACT X7).
+    pub default_tool_timeout_ms: u64,
+    /// `MCP_DEADLINE_MARGIN_MS`: how long before the invocation deadline a tool call is cut off,
+    /// default 500 ms (CONTRACT X7).
+    pub deadline_margin_ms: u64,
+    /// `MCP_REGISTRY_SOURCE`: default `baked:sample` (CONTRACT R2).
+    pub registry_source: RegistrySource,
+    /// `MCP_PROFILE`: `local` or `prod` (CONTRACT R3).
+    pub profile: Profile,
+    /// `MCP_REGISTRY_RETRY_SECONDS`: least seconds between two load attempts, default 30 (CONTRACT R4).
+    pub registry_retry_seconds: u64,
+    /// `MCP_INSTRUCTIONS`: `instructions` for `initialize` results, unset by default (CONTRACT L1).
+    pub instructions: Option<String>,
+}
+
+const MIB: usize = 1024 * 1024;
+
+impl Config {
+    /// Defaults of a fixed deployment at `/mcp/core` on the `prod` profile.
+    #[must_use]
+    pub fn fixed_defaults() -> Self {
+        Self {
+            endpoint_path: "/mcp/core".into(),
+            routing: RoutingMode::Fixed,
+            supported_protocol_versions: vec![ProtocolVersion::V2025_11_25.as_str().into()],
+            allowed_origins: Vec::new(),
+            allowed_hosts: None,
+            max_request_bytes: MIB,
+            max_tool_response_bytes: 4 * MIB,
+            max_response_bytes: 5 * MIB,
+            default_tool_timeout_ms: 10_000,
+            deadline_margin_ms: 500,
+            registry_source: RegistrySource::Baked("sample".into()),
+            profile: Profile::Prod,
+            registry_retry_seconds: 30,
+            instructions: None,
+        }
+    }
+
+    /// Defaults of a dynamic deployment at `/mcp` + `{routeKey}` on the `prod` profile.
+    #[must_use]
+    pub fn dynamic_defaults() -> Self {
+        Self {
+            endpoint_path: "/mcp".into(),
+            routing: RoutingMode::Dynamic,
+            ..Self::fixed_defaults()
+        }
+    }
+
+    /// Applies the `MCP_*` variables that `lookup` returns over `defaults`.
+    ///
+    /// # Errors
+    /// A [`ConfigError`] naming the first variable whose value is malformed.
+    pub fn from_env_with(
+        defaults: Self,
+        lookup: impl Fn(&str) -> Option<String>,
+    ) -> Result<Self, ConfigError> {
+        let mut config = defaults;
+        let get = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
+
+        if let Some(path) = get("MCP_ENDPOINT_PATH") {
+            config.endpoint_path = path;
+        }
+        config.endpoint_path =
+            normalize_endpoint(&config.endpoint_path).map_err(|reason| ConfigError {
+                variable: "MCP_ENDPOINT_PATH",
+                reason,
+            })?;
+        if let Some(mode) = get("MCP_ROUTING") {
+            config.routing = match mode.trim() {
+                "fixed" => RoutingMode::Fixed,
+                "dynamic" => RoutingMode::Dynamic,
+                other => {
+                    return Err(bad(
+                        "MCP_ROUTING",
+                        format!("'{other}' is not fixed or dynamic"),
+                    ));
+                }
+            };
+        }
+        if let Some(list) = get("MCP_SUPPORTED_PROTOCOL_VERSIONS") {
+            let versions = split_list(&list);
+            if let Some(unknown) = versions
+                .iter()
+                .find(|v| ProtocolVersion::from_wire(v).is_none())
+            {
+                return Err(bad(
+                    "MCP_SUPPORTED_PROTOCOL_VERSIONS",
+                    format!("'{unknown}' is not a version this build serves"),
+                ));
+            }
+            if versions.is_empty() {
+                return Err(bad("MCP_SUPPORTED_PROTOCOL_VERSIONS", "empty list".into()));
+            }
+            config.supported_protocol_versions = versions;
+        }
+        if let Some(list) = lookup("MCP_ALLOWED_ORIGINS") {
+            config.allowed_origins = split_list(&list);
+        }
+        if let Some(list) = lookup("MCP_ALLOWED_HOSTS") {
+            let hosts = split_list(&list);
+            config.allowed_hosts = (!hosts.is_empty()).then_some(hosts);
+        }
+        read_number(&get, "MCP_MAX_REQUEST_BYTES", &mut config.max_request_bytes)?;
+        read_number(
+            &get,
+            "MCP_MAX_TOOL_RESPONSE_BYTES",
+            &mut config.max_tool_response_bytes,
+        )?;
+        read_number(
+            &get,
+            "MCP_MAX_RESPONSE_BYTES",
+            &mut config.max_response_bytes,
+        )?;
+        read_number(
+            &get,
+            "MCP_DEFAULT_TOOL_TIMEOUT_MS",
+            &mut config.default_tool_timeout_ms,
+        )?;
+        read_number(
+            &get,
+            "MCP_DEADLINE_MARGIN_MS",
+            &mut config.deadline_margin_ms,
+        )?;
+        read_number(
+            &get,
+            "MCP_REGISTRY_RETRY_SECONDS",
+            &mut config.registry_retry_seconds,
+        )?;
+        if let Some(source) = get("MCP_REGISTRY_SOURCE") {
+            config.registry_source =
+                RegistrySource::parse(source.trim()).map_err(|r| bad("MCP_REGISTRY_SOURCE", r))?;
+        }
+        if let Some(profile) = get("MCP_PROFILE") {
+            config.profile = match profile.trim() {
+                "local" => Profile::Local,
+                "prod" => Profile::Prod,
+                other => {
+                    return Err(bad(
+                        "MCP_PROFILE",
+                        format!("'{other}' is not local or prod"),
+                    ));
+                }
+            };
+        }
+        if let Some(text) = get("MCP_INSTRUCTIONS") {
+            config.instructions = Some(text);
+        }
+        Ok(config)
+    }
+
+    /// [`Config::from_env_with`] over the process environment.
+    ///
+    /// # Errors
+    /// As [`Config::from_env_with`].
+    pub fn from_env(defaults: Self) -> Result<Self, ConfigError> {
+        Self::from_env_with(defaults, |name| std::env::var(name).ok())
+    }
+}
+
+fn bad(variable: &'static str, reason: String) -> ConfigError {
+    ConfigError { variable, reason }
+}
+
+fn split_list(list: &str) -> Vec<String> {
+    list.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(String::from)
+        .collect()
+}
+
+fn read_number<T: std::str::FromStr + PartialOrd + Default>(
+    get: &impl Fn(&str) -> Option<String>,
+    variable: &'static str,
+    target: &mut T,
+) -> Result<(), ConfigError> {
+    if let Some(raw) = get(variable) {
+        match raw.trim().parse::<T>() {
+            Ok(value) if value > T::default() => *target = value,
+            _ => {
+                return Err(bad(
+                    variable,
+                    format!("'{raw}' is not a positive whole number"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn normalize_endpoint(path: &str) -> Result<String, String> {
+    let path = path.trim();
+    if !path.starts_with('/') {
+        return Err(format!("'{path}' must start with '/'"));
+    }
+    if path.contains(['?', '#', ' ']) || path.contains("//") {
+        return Err(format!("'{path}' is not a plain path"));
+    }
+    Ok(path.trim_end_matches('/').to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with(vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
+        let vars: Vec<(String, String)> = vars
+            .iter()
+            .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
+            .collect();
+        Config::from_env_with(Config::fixed_defaults(), move |name| {
+            vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+        })
+    }
+
+    #[test]
+    fn defaults_apply_without_variables() {
+        assert_eq!(with(&[]).unwrap(), Config::fixed_defaults());
+    }
+
+    #[test]
+    fn variables_override_defaults() {
+        let c = with(&[
+            ("MCP_ENDPOINT_PATH", "/mcp/"),
+            ("MCP_ROUTING", "dynamic"),
+            ("MCP_MAX_REQUEST_BYTES", "2048"),
+            ("MCP_ALLOWED_HOSTS", "localhost, 127.0.0.1:3000"),
+            ("MCP_REGISTRY_SOURCE", "file:/tmp/m.json"),
+            ("MCP_PROFILE", "local"),
+        ])
+        .unwrap();
+        assert_eq!(c.endpoint_path, "/mcp");
+        assert_eq!(c.routing, RoutingMode::Dynamic);
+        assert_eq!(c.max_request_bytes, 2048);
+        assert_eq!(
+            c.allowed_hosts,
+            Some(vec!["localhost".into(), "127.0.0.1:3000".into()])
+        );
+        assert_eq!(
+            c.registry_source,
+            RegistrySource::File("/tmp/m.json".into())
+        );
+        assert_eq!(c.profile, Profile::Local);
+    }
+
+    #[test]
+    fn malformed_values_name_the_variable() {
+        assert_eq!(
+            with(&[("MCP_ROUTING", "portal")]).unwrap_err().variable,
+            "MCP_ROUTING"
+        );
+        assert_eq!(
+            with(&[("MCP_MAX_REQUEST_BYTES", "-1")])
+                .unwrap_err()
+                .variable,
+            "MCP_MAX_REQUEST_BYTES"
+        );
+        assert_eq!(
+            with(&[("MCP_SUPPORTED_PROTOCOL_VERSIONS", "2024-11-05")])
+                .unwrap_err()
+                .variable,
+            "MCP_SUPPORTED_PROTOCOL_VERSIONS"
+        );
+        assert_eq!(
+            with(&[("MCP_ENDPOINT_PATH", "mcp")]).unwrap_err().variable,
+            "MCP_ENDPOINT_PATH"
+        );
+        assert_eq!(
+            with(&[("MCP_REGISTRY_SOURCE", "ftp://x")])
+                .unwrap_err()
+                .variable,
+            "MCP_REGISTRY_SOURCE"
+        );
+    }
+}

@@ -1,0 +1,161 @@
+//! `tools/call`: params checks, version resolution, `inputSchema` validation, the Tool Service
+//! call and result mapping (CONTRACT X1–X8).
+
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http::{HeaderName, HeaderValue};
+use serde_json::{Map, Value};
+
+use super::{Call, MethodOutcome};
+use crate::invoke::{ToolInvoker, ToolRequest, map_tool_answer, oversized_result};
+use crate::policy::CallerHeaders;
+use crate::protocol::{ErrorObject, RequestId, encode_response};
+use crate::registry::{Tool, ToolLookup};
+
+/// One `inputSchema` violation as `-32602` detail text (CONTRACT X2): a missing property is
+/// `'<name>' is required`, other violations carry the JSON pointer of the offending value.
+fn violation_text(error: &jsonschema::ValidationError<'_>) -> String {
+    let pointer = error.instance_path().as_str();
+    let text = match error.kind() {
+        jsonschema::error::ValidationErrorKind::Required { property } => match property {
+            Value::String(name) => format!("'{name}' is required"),
+            other => format!("'{other}' is required"),
+        },
+        _ => error.to_string(),
+    };
+    if pointer.is_empty() {
+        text
+    } else {
+        format!("{text} (at {pointer})")
+    }
+}
+
+/// Validates `arguments` against the tool's compiled `inputSchema`.
+fn validate_arguments(tool: &Tool, arguments: &Value) -> Result<(), ErrorObject> {
+    if tool.input_validator.is_valid(arguments) {
+        return Ok(());
+    }
+    let violations: Vec<String> = tool
+        .input_validator
+        .iter_errors(arguments)
+        .map(|e| violation_text(&e))
+        .collect();
+    let first = violations
+        .first()
+        .cloned()
+        .unwrap_or_else(|| "arguments do not match the inputSchema".into());
+    Err(ErrorObject::invalid_params(first).with_errors(violations))
+}
+
+fn forwarded_headers(call: &Call<'_>) -> Vec<(HeaderName, HeaderValue)> {
+    let mut headers = Vec::with_capacity(5);
+    for (name, value) in [
+        ("guid", call.correlation.guid.as_str()),
+        ("x-request-id", call.correlation.request_id.as_str()),
+    ] {
+        if let Ok(value) = HeaderValue::from_str(value) {
+            headers.push((HeaderName::from_static(name), value));
+        }
+    }
+    let CallerHeaders {
+        session_id,
+        employee_no,
+        virtual_employee_no,
+    } = call.caller;
+    for (name, value) in [
+        ("mcp-session-id", session_id),
+        ("employee-no", employee_no),
+        ("virtual-employee-no", virtual_employee_no),
+    ] {
+        if let Some(value) = value {
+            headers.push((HeaderName::from_static(name), value.clone()));
+        }
+    }
+    headers
+}
+
+/// The tool's timeout capped by the invocation deadline minus the safety margin (CONTRACT X7).
+fn effective_timeout(call: &Call<'_>, tool: &Tool) -> Duration {
+    let configured = Duration::from_millis(
+        tool.timeout_ms
+            .unwrap_or(call.config.default_tool_timeout_ms),
+    );
+    match call.deadline {
+        None => configured,
+        Some(deadline) => {
+            let margin = Duration::from_millis(call.config.deadline_margin_ms);
+            let remaining = deadline
+                .saturating_duration_since(Instant::now())
+                .saturating_sub(margin);
+            configured.min(remaining)
+        }
+    }
+}
+
+pub(super) async fn handle<I: ToolInvoker>(
+    call: &Call<'_>,
+    invoker: &I,
+    id: &RequestId,
+    params: Option<&Map<String, Value>>,
+    tool_name: &mut Option<String>,
+) -> MethodOutcome {
+    let error = |e| MethodOutcome::Error(e);
+    let Some(params) = params else {
+        return error(ErrorObject::invalid_params("'name' is required"));
+    };
+    let name = match params.get("name") {
+        None => return error(ErrorObject::invalid_params("'name' is required")),
+        Some(Value::String(name)) => name,
+        Some(_) => return error(ErrorObject::invalid_params("'name' must be a string")),
+    };
+    *tool_name = Some(name.clone());
+    let empty = Value::Object(Map::new());
+    let arguments = match params.get("arguments") {
+        None => &empty,
+        Some(arguments @ Value::Object(_)) => arguments,
+        Some(_) => return error(ErrorObject::invalid_params("'arguments' must be an object")),
+    };
+    let Some(route) = call.route else {
+        return error(ErrorObject::internal_error(call.route_unavailable));
+    };
+    let tool = match route.tool(name) {
+        None => {
+            return error(ErrorObject::invalid_params(format!(
+                "unknown tool '{name}'"
+            )));
+        }
+        Some(ToolLookup::Conflict { active_versions }) => {
+            return error(ErrorObject::internal_error(format!(
+                "tool '{name}' has {active_versions} active versions"
+            )));
+        }
+        Some(ToolLookup::Active(tool)) => tool,
+    };
+    if let Err(e) = validate_arguments(tool, arguments) {
+        return error(e);
+    }
+
+    let request = ToolRequest {
+        method: tool.method.clone(),
+        endpoint: tool.endpoint.clone(),
+        headers: forwarded_headers(call),
+        body: Bytes::from(serde_json::to_vec(arguments).unwrap_or_default()),
+        timeout: effective_timeout(call, tool),
+        max_response_bytes: call.config.max_tool_response_bytes,
+    };
+    let started = Instant::now();
+    let answer = invoker.invoke(request).await;
+    let search_time_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    let mut result = map_tool_answer(answer, search_time_ms);
+    let mut body = encode_response(id, &result);
+    if body.len() > call.config.max_response_bytes {
+        result = oversized_result(call.config.max_response_bytes, search_time_ms);
+        body = encode_response(id, &result);
+    }
+    MethodOutcome::Result {
+        body,
+        session_id: None,
+        tool_error: result.is_error,
+    }
+}

@@ -1,0 +1,23 @@
+//! `tools/list`: the route's pre-serialized public tool list, one page (CONTRACT T1, T2, X8).
+
+use serde_json::{Map, Value};
+
+use super::{Call, MethodOutcome, result};
+use crate::protocol::{ErrorObject, RequestId, encode_response};
+
+pub(super) fn handle(
+    call: &Call<'_>,
+    id: &RequestId,
+    params: Option<&Map<String, Value>>,
+) -> MethodOutcome {
+    if params
+        .and_then(|p| p.get("cursor"))
+        .is_some_and(|c| !c.is_null())
+    {
+        return MethodOutcome::Error(ErrorObject::invalid_params("cursor is not supported"));
+    }
+    match call.route {
+        Some(route) => result(encode_response(id, &route.tools_list_result())),
+        None => MethodOutcome::Error(ErrorObject::internal_error(call.route_unavailable)),
+    }
+}

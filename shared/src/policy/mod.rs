@@ -1,0 +1,15 @@
+//! HTTP policy and caller headers as pure predicates over request parts (CONTRACT H, C; STYLE 5).
+//!
+//! Each check returns `Result<_, Rejection>`; the rejection declares its HTTP status and body next
+//! to its definition in [`rejection`].
+
+mod caller;
+mod http_checks;
+mod rejection;
+
+pub use caller::{CallerHeaders, Correlation, check_caller_headers, correlation};
+pub use http_checks::{
+    check_accept, check_body_size, check_content_type, check_host, check_method, check_origin,
+    check_protocol_version,
+};
+pub use rejection::HttpRejection;

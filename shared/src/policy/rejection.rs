@@ -1,0 +1,115 @@
+//! Transport-level rejections: each with its HTTP status and JSON body (CONTRACT H1–H7, P6).
+
+use bytes::Bytes;
+use http::StatusCode;
+use serde_json::json;
+
+use crate::protocol::{ErrorObject, encode_error};
+
+/// A request refused before JSON-RPC processing, answered with a non-200 status.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HttpRejection {
+    /// `Origin` outside `MCP_ALLOWED_ORIGINS`: 403, JSON-RPC error body (CONTRACT H5).
+    OriginNotAllowed,
+    /// `Host` outside `MCP_ALLOWED_HOSTS`: 403, JSON-RPC error body (CONTRACT H6).
+    HostNotAllowed,
+    /// The path is outside the endpoint path: 404 (CONTRACT P6).
+    NotFound,
+    /// Any method but `POST`: 405 with `Allow: POST` (CONTRACT H1).
+    MethodNotAllowed,
+    /// Body above `MCP_MAX_REQUEST_BYTES`: 413 (CONTRACT H7).
+    PayloadTooLarge {
+        /// The limit in bytes.
+        limit_bytes: usize,
+    },
+    /// `Content-Type` neither JSON nor JSON-RPC: 415 (CONTRACT H3).
+    UnsupportedMediaType,
+    /// `Accept` admits no JSON: 406 (CONTRACT H2).
+    NotAcceptable,
+    /// No `MCP-Protocol-Version` on a non-initialize message: 400 (CONTRACT H4).
+    MissingProtocolVersion,
+    /// `MCP-Protocol-Version` not in the supported list: 400 (CONTRACT H4).
+    UnsupportedProtocolVersion,
+}
+
+impl HttpRejection {
+    /// The HTTP status of this rejection.
+    #[must_use]
+    pub fn status(&self) -> StatusCode {
+        match self {
+            Self::OriginNotAllowed | Self::HostNotAllowed => StatusCode::FORBIDDEN,
+            Self::NotFound => StatusCode::NOT_FOUND,
+            Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Self::NotAcceptable => StatusCode::NOT_ACCEPTABLE,
+            Self::MissingProtocolVersion | Self::UnsupportedProtocolVersion => {
+                StatusCode::BAD_REQUEST
+            }
+        }
+    }
+
+    /// The machine-readable `error` code of the JSON body.
+    #[must_use]
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::OriginNotAllowed => "origin_not_allowed",
+            Self::HostNotAllowed => "host_not_allowed",
+            Self::NotFound => "not_found",
+            Self::MethodNotAllowed => "method_not_allowed",
+            Self::PayloadTooLarge { .. } => "payload_too_large",
+            Self::UnsupportedMediaType => "unsupported_media_type",
+            Self::NotAcceptable => "not_acceptable",
+            Self::MissingProtocolVersion => "missing_protocol_version",
+            Self::UnsupportedProtocolVersion => "unsupported_protocol_version",
+        }
+    }
+
+    /// The human-readable message. It never repeats a request value.
+    #[must_use]
+    pub fn message(&self) -> String {
+        match self {
+            Self::OriginNotAllowed => "origin is not allowed".into(),
+            Self::HostNotAllowed => "host is not allowed".into(),
+            Self::NotFound => "no MCP endpoint at this path".into(),
+            Self::MethodNotAllowed => {
+                "method not allowed: this MCP endpoint accepts POST only and offers no SSE stream"
+                    .into()
+            }
+            Self::PayloadTooLarge { limit_bytes } => {
+                format!("request body exceeds {limit_bytes} bytes")
+            }
+            Self::UnsupportedMediaType => {
+                "Content-Type must be application/json or application/json-rpc".into()
+            }
+            Self::NotAcceptable => "Accept must admit application/json".into(),
+            Self::MissingProtocolVersion => "MCP-Protocol-Version header is required".into(),
+            Self::UnsupportedProtocolVersion => {
+                "MCP-Protocol-Version header names an unsupported version".into()
+            }
+        }
+    }
+
+    /// The JSON body.
+    ///
+    /// - H5/H6: a JSON-RPC error object, `id` null, `-32600` (CONTRACT H5).
+    /// - H4: `{"error", "message", "supportedVersions", "guid"}` (CONTRACT H4).
+    /// - the others: `{"error", "message", "guid"}`.
+    #[must_use]
+    pub fn body(&self, guid: &str, supported_versions: &[String]) -> Bytes {
+        let value = match self {
+            Self::OriginNotAllowed | Self::HostNotAllowed => {
+                let error = ErrorObject::invalid_request_exact(self.message()).with_guid(guid);
+                return encode_error(None, &error);
+            }
+            Self::MissingProtocolVersion | Self::UnsupportedProtocolVersion => json!({
+                "error": self.code(),
+                "message": self.message(),
+                "supportedVersions": supported_versions,
+                "guid": guid,
+            }),
+            _ => json!({"error": self.code(), "message": self.message(), "guid": guid}),
+        };
+        Bytes::from(value.to_string())
+    }
+}

@@ -1,0 +1,172 @@
+//! The JSON-RPC 2.0 envelope: parse a body into a request, a notification or a client's response
+//! (CONTRACT E1, E2, E3, L3, P8).
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::ErrorObject;
+
+/// A JSON-RPC request id: a string or an integer, echoed exactly (CONTRACT E2).
+///
+/// `"1"` stays a string, `0` is valid, integers up to `u64::MAX` keep every digit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct RequestId(Value);
+
+impl RequestId {
+    /// Reads an id from a JSON value; `None` unless it is a string or an integer that fits
+    /// `i64` or `u64` (fractions, booleans, objects and `null` are not ids).
+    #[must_use]
+    pub fn from_value(value: &Value) -> Option<Self> {
+        match value {
+            Value::String(_) => Some(Self(value.clone())),
+            Value::Number(n) if n.is_i64() || n.is_u64() => Some(Self(value.clone())),
+            _ => None,
+        }
+    }
+
+    /// The id as a JSON value.
+    #[must_use]
+    pub fn as_value(&self) -> &Value {
+        &self.0
+    }
+}
+
+/// One parsed JSON-RPC message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Message {
+    /// A request: it has an id and expects a response.
+    Request {
+        /// The id to echo.
+        id: RequestId,
+        /// The method name.
+        method: String,
+        /// `params`, `None` when absent or `null`.
+        params: Option<Map<String, Value>>,
+    },
+    /// A notification: no id, answered `202 Accepted` (CONTRACT L3).
+    Notification {
+        /// The method name.
+        method: String,
+    },
+    /// A JSON-RPC response sent by the client (it has `result` or `error` and no `method`),
+    /// answered `202 Accepted` (CONTRACT L3).
+    Response,
+}
+
+/// Why a body is not an acceptable JSON-RPC message, with the id to echo (CONTRACT E5, P8).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EnvelopeError {
+    /// The error object to answer with.
+    pub error: Box<ErrorObject>,
+    /// The request id when one could be read, else `None` (answered as `null`).
+    pub id: Option<RequestId>,
+}
+
+/// Parses a request body.
+///
+/// # Errors
+/// - `-32700 Parse error` when the body is not JSON (CONTRACT E1);
+/// - `-32600 Invalid Request: batch requests are not supported` for an array (CONTRACT E3);
+/// - `-32600 Invalid Request: <detail>` for any other envelope violation (CONTRACT E2).
+pub fn parse_message(body: &[u8]) -> Result<Message, EnvelopeError> {
+    let value: Value = serde_json::from_slice(body).map_err(|_| EnvelopeError {
+        error: Box::new(ErrorObject::parse_error()),
+        id: None,
+    })?;
+    let object = match value {
+        Value::Object(object) => object,
+        Value::Array(_) => return Err(invalid(None, "batch requests are not supported")),
+        _ => return Err(invalid(None, "message must be a JSON object")),
+    };
+    let raw_id = object.get("id");
+    let id = raw_id.and_then(RequestId::from_value);
+
+    if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return Err(invalid(id, "'jsonrpc' must be \"2.0\""));
+    }
+    let Some(method) = object.get("method") else {
+        if object.contains_key("result") || object.contains_key("error") {
+            return Ok(Message::Response);
+        }
+        return Err(invalid(id, "'method' is required"));
+    };
+    let Value::String(method) = method else {
+        return Err(invalid(id, "'method' must be a string"));
+    };
+    let params = match object.get("params") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(params)) => Some(params.clone()),
+        Some(_) => return Err(invalid(id, "'params' must be an object")),
+    };
+    match (raw_id, id) {
+        (None, _) => Ok(Message::Notification {
+            method: method.clone(),
+        }),
+        (Some(_), Some(id)) => Ok(Message::Request {
+            id,
+            method: method.clone(),
+            params,
+        }),
+        (Some(_), None) => Err(invalid(None, "'id' must be a string or an integer")),
+    }
+}
+
+fn invalid(id: Option<RequestId>, detail: &str) -> EnvelopeError {
+    EnvelopeError {
+        error: Box::new(ErrorObject::invalid_request(detail)),
+        id,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(body: &str) -> EnvelopeError {
+        parse_message(body.as_bytes()).unwrap_err()
+    }
+
+    #[test]
+    fn e2_string_id_stays_a_string_and_zero_is_valid() {
+        let m = parse_message(br#"{"jsonrpc":"2.0","id":"1","method":"ping"}"#).unwrap();
+        assert!(matches!(m, Message::Request { ref id, .. } if id.as_value() == &Value::from("1")));
+        let m = parse_message(br#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#).unwrap();
+        assert!(matches!(m, Message::Request { ref id, .. } if id.as_value() == &Value::from(0)));
+    }
+
+    #[test]
+    fn e2_large_integer_ids_keep_every_digit() {
+        let m = parse_message(br#"{"jsonrpc":"2.0","id":9223372036854775808,"method":"ping"}"#)
+            .unwrap();
+        let Message::Request { id, .. } = m else {
+            panic!("not a request")
+        };
+        assert_eq!(serde_json::to_string(&id).unwrap(), "9223372036854775808");
+    }
+
+    #[test]
+    fn e2_fractional_boolean_null_and_object_ids_are_invalid_with_null_id() {
+        for id in ["1.5", "true", "null", "{}", "[]"] {
+            let e = err(&format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#));
+            assert_eq!(
+                e.error.message,
+                "Invalid Request: 'id' must be a string or an integer"
+            );
+            assert_eq!(e.id, None);
+        }
+    }
+
+    #[test]
+    fn e2_params_null_counts_as_absent() {
+        let m =
+            parse_message(br#"{"jsonrpc":"2.0","id":1,"method":"ping","params":null}"#).unwrap();
+        assert!(matches!(m, Message::Request { params: None, .. }));
+    }
+
+    #[test]
+    fn l3_client_response_is_recognised() {
+        let m = parse_message(br#"{"jsonrpc":"2.0","id":7,"result":{}}"#).unwrap();
+        assert_eq!(m, Message::Response);
+    }
+}

@@ -1,0 +1,15 @@
+//! The registry snapshot: the immutable in-memory set of routes and tools a warm instance loaded
+//! at cold start (CONTRACT R, M, T3, X3).
+//!
+//! A manifest is validated as a whole and compiled once: each tool's `inputSchema` validator and
+//! each route's `tools/list` result are built at load, never per request (STYLE 10).
+
+mod compile;
+mod snapshot;
+mod source;
+
+pub use compile::{MAX_TOOL_TIMEOUT_MS, ManifestProblem, compile_manifest, is_route_key};
+pub use snapshot::{Route, ServerInfo, Snapshot, Tool, ToolLookup};
+pub use source::{
+    BakedSource, FileSource, RegistryError, SnapshotSource, baked_manifest, load_snapshot,
+};
