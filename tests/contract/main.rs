@@ -1,2 +1,5 @@
-//! Contract tests of the gateway service (CONTRACT P, H, C, L, T, X, E).
-fn main() {}
+//! Contract tests of the gateway service through its real `http::Request` → `http::Response`
+//! pipeline, with a real Tool Service on loopback (CONTRACT P, H, C, L, T, X, E).
+
+mod golden;
+mod rejections;
