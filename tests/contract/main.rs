@@ -3,3 +3,4 @@
 
 mod golden;
 mod rejections;
+mod tool_service;
