@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Runs the whole test suite: unit tests, contract tests and the end-to-end tests of the
+# local server binary. Installs what the tests need and the machine lacks.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v curl >/dev/null 2>&1; then
+  echo "tests/run.sh: installing curl (the README walk-through test runs it)"
+  apt-get update -qq && apt-get install -y -qq curl >/dev/null
+fi
+
+cargo test --workspace --locked
