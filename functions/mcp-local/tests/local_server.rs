@@ -1,0 +1,326 @@
+//! End-to-end tests of the real `mcp-local` binary on a free loopback port: the README curl
+//! walk-through, the usage log's canary checks (CONTRACT U1, C6), and HTTP policy over a real
+//! socket (CONTRACT H1, H6, H7).
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// A running `mcp-local` with its log lines collected.
+struct LocalServer {
+    child: Child,
+    base: String,
+    logs: Arc<Mutex<Vec<String>>>,
+}
+
+impl LocalServer {
+    fn start(env: &[(&str, &str)]) -> Self {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_mcp-local"));
+        command
+            .args([
+                "--listen",
+                "127.0.0.1:0",
+                "--sample-tool-service",
+                "127.0.0.1:0",
+                "--log-json",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (name, _) in std::env::vars() {
+            if name.starts_with("MCP_") {
+                command.env_remove(name);
+            }
+        }
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let mut child = command.spawn().expect("mcp-local starts");
+        let logs = Arc::new(Mutex::new(Vec::new()));
+        let stdout = child.stdout.take().unwrap();
+        let sink = Arc::clone(&logs);
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                sink.lock().unwrap().push(line);
+            }
+        });
+        let stderr = child.stderr.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                let _ = tx.send(line);
+            }
+        });
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let base = loop {
+            let line = rx
+                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+                .expect("mcp-local prints its endpoint");
+            if let Some(rest) = line.strip_prefix("mcp-local: MCP endpoint http://") {
+                let addr = rest.split('/').next().unwrap();
+                break format!("http://{addr}");
+            }
+        };
+        Self { child, base, logs }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// The usage events logged for `request_id`, waiting up to 10 s for `count` of them.
+    fn usage_events(&self, request_id: &str, count: usize) -> Vec<Value> {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let events: Vec<Value> = self
+                .logs
+                .lock()
+                .unwrap()
+                .iter()
+                .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+                .filter(|e| e["target"] == "mcp_gateway::usage" && e["x_request_id"] == request_id)
+                .collect();
+            if events.len() >= count || Instant::now() > deadline {
+                return events;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for LocalServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The `sh` blocks of the README walk-through, in order.
+fn readme_walkthrough() -> Vec<String> {
+    let readme = include_str!("../../../README.md");
+    let start = readme
+        .find("<!-- walkthrough:start -->")
+        .expect("walk-through start marker");
+    let end = readme
+        .find("<!-- walkthrough:end -->")
+        .expect("walk-through end marker");
+    let mut blocks = Vec::new();
+    let mut rest = &readme[start..end];
+    while let Some(open) = rest.find("```sh\n") {
+        let after = &rest[open + 6..];
+        let close = after.find("```").unwrap();
+        blocks.push(after[..close].to_string());
+        rest = &after[close + 3..];
+    }
+    blocks
+}
+
+fn run_shell(script: &str) -> String {
+    let output = Command::new("bash")
+        .args(["-c", script])
+        .output()
+        .expect("bash runs");
+    assert!(
+        output.status.success(),
+        "{script}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+fn body_of(http_output: &str) -> &str {
+    http_output
+        .split_once("\r\n\r\n")
+        .map_or(http_output, |(_, body)| body)
+}
+
+#[test]
+fn readme_curl_walkthrough_works_against_the_real_binary() {
+    let server = LocalServer::start(&[]);
+    let blocks = readme_walkthrough();
+    assert_eq!(
+        blocks.len(),
+        4,
+        "initialize, initialized, tools/list, tools/call"
+    );
+    let outputs: Vec<String> = blocks
+        .iter()
+        .map(|b| run_shell(&b.replace("http://127.0.0.1:3000", &server.base)))
+        .collect();
+
+    assert!(outputs[0].starts_with("HTTP/1.1 200"), "{}", outputs[0]);
+    assert!(
+        outputs[0]
+            .to_ascii_lowercase()
+            .contains("\r\nmcp-session-id: ")
+    );
+    let init: Value = serde_json::from_str(body_of(&outputs[0])).unwrap();
+    assert_eq!(init["result"]["serverInfo"]["name"], "core-tools");
+    assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
+
+    assert!(outputs[1].starts_with("HTTP/1.1 202"), "{}", outputs[1]);
+    assert_eq!(body_of(&outputs[1]), "");
+
+    let list: Value = serde_json::from_str(&outputs[2]).unwrap();
+    let names: Vec<&str> = list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["search_documents", "lookup_glossary", "create_ticket"]
+    );
+
+    let call: Value = serde_json::from_str(&outputs[3]).unwrap();
+    assert_eq!(call["result"]["isError"], false);
+    let text = call["result"]["content"][0]["text"].as_str().unwrap();
+    let docs: Value = serde_json::from_str(text).unwrap();
+    assert_eq!(
+        docs[0]["title"], "연차 휴가 규정",
+        "Korean round-trips as UTF-8"
+    );
+    assert!(call["result"]["content"][0]["_meta"]["searchTime"].is_u64());
+}
+
+fn post(server: &LocalServer, headers: &[(&str, &str)], body: &Value) -> (u16, String) {
+    let mut args = vec![
+        "-s".to_string(),
+        "-o".into(),
+        "-".into(),
+        "-w".into(),
+        "\n%{http_code}".into(),
+        server.url("/mcp/core"),
+        "-H".into(),
+        "Content-Type: application/json".into(),
+        "--data-binary".into(),
+        body.to_string(),
+    ];
+    for (name, value) in headers {
+        args.push("-H".into());
+        args.push(format!("{name}: {value}"));
+    }
+    let output = Command::new("curl")
+        .args(&args)
+        .output()
+        .expect("curl runs");
+    let text = String::from_utf8(output.stdout).unwrap();
+    let (body, status) = text.rsplit_once('\n').unwrap();
+    (status.parse().unwrap(), body.to_string())
+}
+
+#[test]
+fn usage_log_has_one_event_per_request_and_never_the_canaries() {
+    let server = LocalServer::start(&[]);
+    let canary = format!("canary{}", std::process::id());
+    let employee = format!("EMP-{canary}-1");
+    let virtual_employee = format!("VEMP-{canary}-2");
+    let session = format!("sess-{canary}-3");
+    let argument = format!("arg-{canary}-4");
+    let guid = "4f1c2a9e-8b7d-4e6f-a5c4-3b2a1f0e9d8c";
+    let request_id = format!("rid-{}", std::process::id());
+    let headers = [
+        ("MCP-Protocol-Version", "2025-11-25"),
+        ("employee-no", employee.as_str()),
+        ("virtual-employee-no", virtual_employee.as_str()),
+        ("mcp-session-id", session.as_str()),
+        ("guid", guid),
+        ("x-request-id", request_id.as_str()),
+    ];
+    // create_ticket echoes its title: the canary is in the arguments and in the tool output.
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "create_ticket", "arguments": {"title": argument, "priority": "low"}}});
+    let (status, body) = post(&server, &headers, &call);
+    assert_eq!(status, 200);
+    assert!(
+        body.contains(&argument),
+        "the tool output carries the canary: {body}"
+    );
+    let bad = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "create_ticket", "arguments": {"title": argument}}});
+    assert_eq!(post(&server, &headers, &bad).0, 200);
+
+    let usage = server.usage_events(&request_id, 2);
+    assert_eq!(usage.len(), 2, "one event per request: {usage:?}");
+    assert_eq!(usage[0]["guid"], guid);
+    assert_eq!(usage[0]["route"], "core");
+    assert_eq!(usage[0]["method"], "tools/call");
+    assert_eq!(usage[0]["tool"], "create_ticket");
+    assert_eq!(usage[0]["outcome"], "ok");
+    assert_eq!(usage[0]["status"], 200);
+    assert!(usage[0]["duration_ms"].is_u64());
+    assert_eq!(usage[1]["outcome"], "rpc_error");
+    assert_eq!(usage[1]["code"], -32602);
+
+    let logs = server.logs.lock().unwrap().join("\n");
+    for secret in [&canary, &employee, &virtual_employee, &session, &argument] {
+        assert!(
+            !logs.contains(secret.as_str()),
+            "{secret} leaked into the log:\n{logs}"
+        );
+    }
+}
+
+#[test]
+fn http_policy_holds_over_a_real_socket() {
+    let server = LocalServer::start(&[("MCP_MAX_REQUEST_BYTES", "2048")]);
+    // H1: GET probes for SSE get 405 with Allow: POST.
+    let out = run_shell(&format!(
+        "curl -s -i -H 'Accept: text/event-stream' {}",
+        server.url("/mcp/core")
+    ));
+    assert!(out.starts_with("HTTP/1.1 405"), "{out}");
+    assert!(
+        out.to_ascii_lowercase().contains("\r\nallow: post\r\n"),
+        "{out}"
+    );
+    // H6: the local server only answers loopback Host names by default.
+    let out = run_shell(&format!(
+        "curl -s -o /dev/null -w '%{{http_code}}' -H 'Host: attacker.example' {}",
+        server.url("/mcp/core")
+    ));
+    assert_eq!(out, "403");
+    // H7: the body limit applies to what the socket delivers.
+    let big =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"x": "y".repeat(4096)}});
+    let (status, body) = post(&server, &[("MCP-Protocol-Version", "2025-11-25")], &big);
+    assert_eq!(status, 413, "{body}");
+    assert_eq!(
+        serde_json::from_str::<Value>(&body).unwrap()["error"],
+        "payload_too_large"
+    );
+    // P6: outside the endpoint is a JSON 404.
+    let out = run_shell(&format!(
+        "curl -s -o /dev/null -w '%{{http_code}}' -X POST {}",
+        server.url("/other")
+    ));
+    assert_eq!(out, "404");
+}
+
+#[test]
+fn registry_file_source_and_dynamic_routing_are_configured_by_environment() {
+    let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/../../manifests/sample.json");
+    let source = format!("file:{manifest}");
+    let server = LocalServer::start(&[
+        ("MCP_ROUTING", "dynamic"),
+        ("MCP_ENDPOINT_PATH", "/mcp"),
+        ("MCP_REGISTRY_SOURCE", &source),
+        ("MCP_PROFILE", "prod"),
+    ]);
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+    let out = run_shell(&format!(
+        "curl -s -H 'MCP-Protocol-Version: 2025-11-25' -H 'Content-Type: application/json' -d '{list}' {}",
+        server.url("/mcp/core")
+    ));
+    let value: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(value["result"]["tools"].as_array().unwrap().len(), 3);
+    let out = run_shell(&format!(
+        "curl -s -H 'MCP-Protocol-Version: 2025-11-25' -H 'Content-Type: application/json' -d '{list}' {}",
+        server.url("/mcp/payroll")
+    ));
+    let value: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(value["error"]["message"], "route key is not registered");
+}
