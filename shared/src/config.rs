@@ -131,6 +131,10 @@ pub struct Config {
     pub profile: Profile,
     /// `MCP_REGISTRY_RETRY_SECONDS`: least seconds between two load attempts, default 30 (CONTRACT R4).
     pub registry_retry_seconds: u64,
+    /// `MCP_REGISTRY_TIMEOUT_MS`: time limit of one manifest fetch, default 5,000 ms (CONTRACT R1).
+    pub registry_timeout_ms: u64,
+    /// `MCP_MAX_MANIFEST_BYTES`: manifest size limit in bytes, default 16 MiB (CONTRACT R5).
+    pub max_manifest_bytes: usize,
     /// `MCP_INSTRUCTIONS`: `instructions` for `initialize` results, unset by default (CONTRACT L1).
     pub instructions: Option<String>,
 }
@@ -155,6 +159,8 @@ impl Config {
             registry_source: RegistrySource::Baked("sample".into()),
             profile: Profile::Prod,
             registry_retry_seconds: 30,
+            registry_timeout_ms: 5_000,
+            max_manifest_bytes: 16 * MIB,
             instructions: None,
         }
     }
@@ -248,6 +254,16 @@ impl Config {
             &get,
             "MCP_REGISTRY_RETRY_SECONDS",
             &mut config.registry_retry_seconds,
+        )?;
+        read_number(
+            &get,
+            "MCP_REGISTRY_TIMEOUT_MS",
+            &mut config.registry_timeout_ms,
+        )?;
+        read_number(
+            &get,
+            "MCP_MAX_MANIFEST_BYTES",
+            &mut config.max_manifest_bytes,
         )?;
         if let Some(source) = get("MCP_REGISTRY_SOURCE") {
             config.registry_source =

@@ -15,7 +15,7 @@ use crate::policy::{self, Correlation, HttpRejection};
 use crate::protocol::{
     ErrorObject, Message, ProtocolVersion, RequestId, encode_error, methods, parse_message,
 };
-use crate::registry::{RegistryError, Route, Snapshot, is_route_key, load_snapshot};
+use crate::registry::{Registry, RegistryError, Route, Snapshot, SourceChain, is_route_key};
 use crate::usage::{Outcome, UsageEvent};
 
 /// A request body as an adapter hands it over.
@@ -45,8 +45,7 @@ pub enum GatewayError {
 /// The gateway: configuration, the registry snapshot of this warm instance and a tool invoker.
 pub struct Gateway<I = HttpInvoker> {
     config: Config,
-    /// The snapshot, or why there is none (the `-32603` detail of CONTRACT X8).
-    snapshot: Result<Arc<Snapshot>, String>,
+    registry: Registry,
     invoker: I,
 }
 
@@ -75,11 +74,25 @@ impl Gateway<HttpInvoker> {
     /// # Errors
     /// [`GatewayError::Invoker`] when the HTTP client cannot be built.
     pub async fn from_config(config: Config) -> Result<Self, GatewayError> {
-        let snapshot = load_snapshot(&config.registry_source, config.profile).await;
-        if let Err(error) = &snapshot {
-            tracing::error!(%error, "registry snapshot not loaded; tool methods answer -32603");
-        }
-        Ok(Self::new(config, snapshot, HttpInvoker::new()?))
+        let registry = match SourceChain::from_config(&config).await {
+            Err(error) => {
+                tracing::error!(%error, "registry source unusable; tool methods answer -32603");
+                Registry::unavailable(NOT_LOADED)
+            }
+            Ok(chain) => match chain.load().await {
+                Ok(snapshot) => Registry::loaded(snapshot),
+                Err(error) => {
+                    tracing::error!(%error, "registry snapshot not loaded; tool methods answer -32603 until a retry succeeds");
+                    Registry::retrying(
+                        NOT_LOADED,
+                        chain,
+                        std::time::Duration::from_secs(config.registry_retry_seconds),
+                        Arc::new(Instant::now),
+                    )
+                }
+            },
+        };
+        Ok(Self::with_registry(config, registry, HttpInvoker::new()?))
     }
 
     /// [`Gateway::from_config`] over `MCP_*` variables applied to `defaults`. A broken
@@ -93,11 +106,11 @@ impl Gateway<HttpInvoker> {
             Ok(config) => Self::from_config(config).await,
             Err(error) => {
                 tracing::error!(%error, "gateway configuration is broken; tool methods answer -32603");
-                Ok(Self {
-                    config: defaults,
-                    snapshot: Err("the gateway configuration is broken".into()),
-                    invoker: HttpInvoker::new()?,
-                })
+                Ok(Self::with_registry(
+                    defaults,
+                    Registry::unavailable("the gateway configuration is broken"),
+                    HttpInvoker::new()?,
+                ))
             }
         }
     }
@@ -107,9 +120,19 @@ impl<I: ToolInvoker> Gateway<I> {
     /// A gateway over an already loaded (or failed) snapshot and any invoker.
     #[must_use]
     pub fn new(config: Config, snapshot: Result<Snapshot, RegistryError>, invoker: I) -> Self {
+        let registry = match snapshot {
+            Ok(snapshot) => Registry::loaded(snapshot),
+            Err(_) => Registry::unavailable(NOT_LOADED),
+        };
+        Self::with_registry(config, registry, invoker)
+    }
+
+    /// A gateway over any registry state (for example one that retries, CONTRACT R4).
+    #[must_use]
+    pub fn with_registry(config: Config, registry: Registry, invoker: I) -> Self {
         Self {
             config,
-            snapshot: snapshot.map(Arc::new).map_err(|_| NOT_LOADED.to_string()),
+            registry,
             invoker,
         }
     }
@@ -123,7 +146,7 @@ impl<I: ToolInvoker> Gateway<I> {
     /// The loaded snapshot, `None` when the load failed.
     #[must_use]
     pub fn snapshot(&self) -> Option<&Arc<Snapshot>> {
-        self.snapshot.as_ref().ok()
+        self.registry.current()
     }
 
     /// Serves one request. Never fails: every rejection is a response. Writes exactly one usage
@@ -206,7 +229,13 @@ impl<I: ToolInvoker> Gateway<I> {
             error,
         };
 
-        let route_key = match self.route_key(rest) {
+        // A request (not a notification) may make the one retry load of CONTRACT R4.
+        let snapshot = if id.is_some() {
+            self.registry.current_or_retry().await
+        } else {
+            self.registry.current()
+        };
+        let route_key = match self.route_key(rest, snapshot) {
             Ok(key) => key,
             Err(error) => return rpc_error(error),
         };
@@ -228,7 +257,7 @@ impl<I: ToolInvoker> Gateway<I> {
             return Reply::Accepted;
         };
 
-        let (route, route_unavailable) = self.resolve_route(route_key);
+        let (route, route_unavailable) = self.resolve_route(route_key, snapshot);
         let call = Call {
             config,
             route,
@@ -263,7 +292,11 @@ impl<I: ToolInvoker> Gateway<I> {
     }
 
     /// CONTRACT P3, P4: the route key from the rest of the path after the endpoint path.
-    fn route_key<'a>(&'a self, rest: &'a str) -> Result<&'a str, ErrorObject> {
+    fn route_key<'a>(
+        &'a self,
+        rest: &'a str,
+        snapshot: Option<&Arc<Snapshot>>,
+    ) -> Result<&'a str, ErrorObject> {
         match self.config.routing {
             RoutingMode::Fixed => {
                 if !rest.is_empty() {
@@ -287,7 +320,7 @@ impl<I: ToolInvoker> Gateway<I> {
                     return Err(ErrorObject::invalid_request_exact("route key is invalid"));
                 }
                 // An instance without a snapshot cannot tell; its tool methods answer -32603.
-                if self.snapshot().is_some_and(|s| s.route(key).is_none()) {
+                if snapshot.is_some_and(|s| s.route(key).is_none()) {
                     return Err(ErrorObject::invalid_request_exact(
                         "route key is not registered",
                     ));
@@ -297,10 +330,13 @@ impl<I: ToolInvoker> Gateway<I> {
         }
     }
 
-    fn resolve_route(&self, key: &str) -> (Option<&Arc<Route>>, String) {
-        let snapshot = match &self.snapshot {
-            Ok(snapshot) => snapshot,
-            Err(reason) => return (None, reason.clone()),
+    fn resolve_route<'a>(
+        &self,
+        key: &str,
+        snapshot: Option<&'a Arc<Snapshot>>,
+    ) -> (Option<&'a Arc<Route>>, String) {
+        let Some(snapshot) = snapshot else {
+            return (None, self.registry.unavailable_reason().to_string());
         };
         let route = match self.config.routing {
             RoutingMode::Fixed => snapshot.fixed_route(key),

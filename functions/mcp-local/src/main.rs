@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use clap::Parser;
 use mcp_gateway::invoke::HttpInvoker;
-use mcp_gateway::registry::{RegistryError, baked_manifest, compile_manifest, load_snapshot};
+use mcp_gateway::registry::{RegistryError, baked_manifest, compile_bytes, load_snapshot};
 use mcp_gateway::telemetry::{LogFormat, init};
 use mcp_gateway::{Config, Gateway, Profile, RegistrySource};
 use mcp_local::sample_tool_service::{self, SAMPLE_ORIGIN};
@@ -101,13 +101,5 @@ fn rebased_sample(origin: &str) -> Result<mcp_gateway::registry::Snapshot, Regis
     let text = baked_manifest("sample")
         .unwrap_or_default()
         .replace(SAMPLE_ORIGIN, origin);
-    let document: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| RegistryError::NotJson {
-            source_name: "baked:sample".into(),
-            reason: e.to_string(),
-        })?;
-    compile_manifest(&document).map_err(|problems| RegistryError::Invalid {
-        source_name: "baked:sample".into(),
-        problems,
-    })
+    compile_bytes("baked:sample", text.as_bytes())
 }

@@ -5,11 +5,17 @@
 //! each route's `tools/list` result are built at load, never per request (STYLE 10).
 
 mod compile;
+mod portability;
 mod snapshot;
 mod source;
+mod state;
 
 pub use compile::{MAX_TOOL_TIMEOUT_MS, ManifestProblem, compile_manifest, is_route_key};
+pub use portability::portability_warnings;
 pub use snapshot::{Route, ServerInfo, Snapshot, Tool, ToolLookup};
 pub use source::{
-    BakedSource, FileSource, RegistryError, SnapshotSource, baked_manifest, load_snapshot,
+    BakedSource, BoxFuture, FileSource, HttpSource, LoadLimits, RegistryError, S3Source,
+    SnapshotSource, SourceChain, baked_manifest, compile_bytes, load_from, load_snapshot,
+    source_for,
 };
+pub use state::{Clock, Registry};
