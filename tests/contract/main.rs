@@ -3,6 +3,8 @@
 
 mod golden;
 mod lambda_events;
+mod manifests;
 mod registry;
 mod rejections;
+mod sources;
 mod tool_service;

@@ -1,0 +1,149 @@
+//! Every file in `manifests/` loads and validates, the JSON Schema of the format accepts them,
+//! and invalid manifests are reported by JSON path (CONTRACT R5, M).
+
+use std::path::PathBuf;
+
+use mcp_gateway::registry::compile_manifest;
+use serde_json::{Value, json};
+
+fn manifests_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../manifests")
+}
+
+fn schema_validator() -> jsonschema::Validator {
+    let text = std::fs::read_to_string(manifests_dir().join("manifest.schema.json")).unwrap();
+    let schema: Value = serde_json::from_str(&text).unwrap();
+    jsonschema::meta::validate(&schema).expect("the manifest schema is a valid 2020-12 schema");
+    jsonschema::validator_for(&schema).expect("the manifest schema compiles")
+}
+
+#[test]
+fn m_every_manifest_in_the_folder_compiles_and_matches_the_format_schema() {
+    let validator = schema_validator();
+    let mut checked = 0;
+    for entry in std::fs::read_dir(manifests_dir()).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name == "manifest.schema.json" || path.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        let document: Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let errors: Vec<String> = validator
+            .iter_errors(&document)
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{name}: {errors:?}");
+        compile_manifest(&document).unwrap_or_else(|p| panic!("{name}: {p:?}"));
+        checked += 1;
+    }
+    assert!(checked >= 1);
+}
+
+#[test]
+fn r5_table_of_invalid_manifests_with_their_json_path_messages() {
+    let tool = |extra: Value| {
+        let mut t = json!({"name": "t", "inputSchema": {"type": "object"},
+                           "_meta": {"endpoint": "https://tools.example/t"}});
+        if let (Value::Object(t), Value::Object(extra)) = (&mut t, extra) {
+            for (k, v) in extra {
+                t.insert(k, v);
+            }
+        }
+        t
+    };
+    let route = |tools: Vec<Value>| json!({"manifestVersion": 1, "routes": [{"routeKey": "core", "tools": tools}]});
+    let cases = [
+        (json!([]), "manifest must be a JSON object"),
+        (json!({"routes": []}), "manifestVersion: is required (1)"),
+        (
+            json!({"manifestVersion": 2, "routes": []}),
+            "manifestVersion: must be 1",
+        ),
+        (
+            json!({"manifestVersion": 1}),
+            "'routes' (or 'tools' for a single route) is required",
+        ),
+        (
+            json!({"manifestVersion": 1, "routes": [], "tools": []}),
+            "give either 'routes' or 'tools', not both",
+        ),
+        (
+            json!({"manifestVersion": 1, "routes": {}}),
+            "routes: must be an array",
+        ),
+        (
+            json!({"manifestVersion": 1, "routes": [{"routeKey": "a/b", "tools": []}]}),
+            "routes[0].routeKey: must be a string of 1-64 characters [A-Za-z0-9._-]",
+        ),
+        (
+            json!({"manifestVersion": 1, "routes": [{"routeKey": "core"}]}),
+            "routes[0].tools: must be an array",
+        ),
+        (
+            route(vec![tool(json!({"name": ""}))]),
+            "routes[0].tools[0].name: must be a string of 1-128 characters [A-Za-z0-9_.-]",
+        ),
+        (
+            route(vec![tool(json!({"name": "a b"}))]),
+            "routes[0].tools[0].name: must be a string of 1-128 characters [A-Za-z0-9_.-]",
+        ),
+        (
+            route(vec![tool(json!({"description": 5}))]),
+            "routes[0].tools[0].description: must be a string",
+        ),
+        (
+            route(vec![tool(json!({"inputSchema": "object"}))]),
+            "routes[0].tools[0].inputSchema: must be a JSON Schema object",
+        ),
+        (
+            route(vec![tool(json!({"inputSchema": {"type": "array"}}))]),
+            "routes[0].tools[0].inputSchema: root must be \"type\": \"object\"",
+        ),
+        (
+            route(vec![tool(
+                json!({"outputSchema": {"type": "object", "properties": {"a": {"type": "nope"}}}}),
+            )]),
+            "routes[0].tools[0].outputSchema: does not compile",
+        ),
+        (
+            route(vec![tool(json!({"annotations": []}))]),
+            "routes[0].tools[0].annotations: must be an object",
+        ),
+        (
+            route(vec![tool(json!({"_meta": {}}))]),
+            "routes[0].tools[0]._meta.endpoint: must be an absolute http(s) URL",
+        ),
+        (
+            route(vec![tool(json!({"_meta": {"endpoint": "/relative"}}))]),
+            "routes[0].tools[0]._meta.endpoint: must be an absolute http(s) URL",
+        ),
+        (
+            route(vec![tool(
+                json!({"_meta": {"endpoint": "https://x/t", "timeoutMs": 900001}}),
+            )]),
+            "routes[0].tools[0]._meta.timeoutMs: must be a whole number of ms from 1 to 900000",
+        ),
+        (
+            route(vec![tool(
+                json!({"_meta": {"endpoint": "https://x/t", "active": "yes"}}),
+            )]),
+            "routes[0].tools[0]._meta.active: must be a boolean",
+        ),
+        (
+            route(vec![tool(json!({})), tool(json!({}))]),
+            "routes[0].tools[1]._meta.version: tool 't' version '' is repeated",
+        ),
+    ];
+    for (manifest, expected) in cases {
+        let problems: Vec<String> = compile_manifest(&manifest)
+            .expect_err(expected)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert!(
+            problems.iter().any(|p| p.starts_with(expected)),
+            "expected {expected:?} in {problems:?}"
+        );
+    }
+}

@@ -1,0 +1,437 @@
+//! Registry sources against real servers on loopback: an S3-protocol server (s3s-fs, in
+//! process) and a Tool Service manifest endpoint (wiremock); the local fallback and the prod
+//! retry (CONTRACT R1–R4, X8).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use aws_sdk_s3::config::{Credentials, Region};
+use gateway_tests::{Harness, VERSION, request, rpc};
+use mcp_gateway::invoke::HttpInvoker;
+use mcp_gateway::registry::{
+    BakedSource, HttpSource, LoadLimits, Registry, RegistryError, S3Source, SnapshotSource,
+    SourceChain, load_from,
+};
+use mcp_gateway::{Config, Gateway, InvocationContext};
+use serde_json::{Value, json};
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+const ACCESS_KEY: &str = "AKIAGATEWAYTEST";
+const SECRET_KEY: &str = "gateway-test-secret";
+
+fn limits(timeout_ms: u64) -> LoadLimits {
+    LoadLimits {
+        timeout: Duration::from_millis(timeout_ms),
+        max_bytes: 1024 * 1024,
+    }
+}
+
+fn manifest() -> Value {
+    json!({"manifestVersion": 1, "routes": [{"routeKey": "core", "tools": [
+        {"name": "find", "description": "Finds.", "inputSchema": {"type": "object"},
+         "_meta": {"endpoint": "https://tools.example/find"}}
+    ]}]})
+}
+
+/// A real S3-protocol server (s3s-fs) on a free loopback port over a temporary folder.
+struct S3Server {
+    endpoint: String,
+    root: std::path::PathBuf,
+}
+
+impl S3Server {
+    async fn start() -> Self {
+        let root = std::env::temp_dir().join(format!(
+            "gateway-s3-{}-{}",
+            std::process::id(),
+            uuid::Uuid::new_v4()
+        ));
+        std::fs::create_dir_all(&root).unwrap();
+        let fs = s3s_fs::FileSystem::new(&root).unwrap();
+        let mut builder = s3s::service::S3ServiceBuilder::new(fs);
+        builder.set_auth(s3s::auth::SimpleAuth::from_single(ACCESS_KEY, SECRET_KEY));
+        let service = builder.build();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let endpoint = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            loop {
+                let Ok((socket, _)) = listener.accept().await else {
+                    return;
+                };
+                let service = service.clone();
+                tokio::spawn(async move {
+                    let _ = hyper_util::server::conn::auto::Builder::new(
+                        hyper_util::rt::TokioExecutor::new(),
+                    )
+                    .serve_connection(hyper_util::rt::TokioIo::new(socket), service)
+                    .await;
+                });
+            }
+        });
+        Self { endpoint, root }
+    }
+
+    fn put(&self, bucket: &str, key: &str, body: &str) {
+        let path = self.root.join(bucket).join(key);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, body).unwrap();
+    }
+
+    fn client(&self, secret: &str) -> aws_sdk_s3::Client {
+        s3_client(&self.endpoint, secret)
+    }
+}
+
+fn s3_client(endpoint: &str, secret: &str) -> aws_sdk_s3::Client {
+    let config = aws_sdk_s3::Config::builder()
+        .behavior_version_latest()
+        .region(Region::new("ap-northeast-2"))
+        .endpoint_url(endpoint)
+        .credentials_provider(Credentials::new(ACCESS_KEY, secret, None, None, "test"))
+        .force_path_style(true)
+        .build();
+    aws_sdk_s3::Client::from_conf(config)
+}
+
+#[tokio::test]
+async fn r2_s3_object_present_loads_including_korean_keys() {
+    let s3 = S3Server::start().await;
+    s3.put("manifests", "core.json", &manifest().to_string());
+    s3.put("manifests", "팀/핵심 도구.json", &manifest().to_string());
+    for key in ["core.json", "팀/핵심 도구.json"] {
+        let source = S3Source::new(s3.client(SECRET_KEY), "manifests", key);
+        let snapshot = load_from(&source, limits(5000))
+            .await
+            .unwrap_or_else(|e| panic!("{key}: {e}"));
+        assert!(snapshot.route("core").unwrap().tool("find").is_some());
+    }
+}
+
+#[tokio::test]
+async fn r2_s3_missing_key_missing_bucket_and_denied_access_are_unreadable() {
+    let s3 = S3Server::start().await;
+    s3.put("manifests", "core.json", &manifest().to_string());
+    let cases = [
+        (
+            S3Source::new(s3.client(SECRET_KEY), "manifests", "absent.json"),
+            "NoSuchKey",
+        ),
+        // s3s-fs answers a missing bucket on GetObject with NoSuchKey; S3 itself says NoSuchBucket.
+        (
+            S3Source::new(s3.client(SECRET_KEY), "no-such-bucket", "core.json"),
+            "NoSuch",
+        ),
+        (
+            S3Source::new(s3.client("wrong-secret"), "manifests", "core.json"),
+            "Signature",
+        ),
+    ];
+    for (source, expected) in cases {
+        let error = load_from(&source, limits(5000)).await.unwrap_err();
+        assert!(error.is_unreachable(), "{error}");
+        assert!(error.to_string().contains(expected), "{expected}: {error}");
+        assert!(
+            error
+                .to_string()
+                .starts_with(&format!("registry source {} is unreadable", source.name())),
+            "{error}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn r5_s3_malformed_json_and_invalid_manifest_are_not_served() {
+    let s3 = S3Server::start().await;
+    s3.put("manifests", "broken.json", "{\"manifestVersion\": 1, ");
+    s3.put(
+        "manifests",
+        "invalid.json",
+        &json!({"manifestVersion": 1, "routes": [{"routeKey": "core", "tools": [{"name": "x"}]}]})
+            .to_string(),
+    );
+    let error = load_from(
+        &S3Source::new(s3.client(SECRET_KEY), "manifests", "broken.json"),
+        limits(5000),
+    )
+    .await
+    .unwrap_err();
+    assert!(matches!(error, RegistryError::NotJson { .. }), "{error}");
+    let error = load_from(
+        &S3Source::new(s3.client(SECRET_KEY), "manifests", "invalid.json"),
+        limits(5000),
+    )
+    .await
+    .unwrap_err();
+    let RegistryError::Invalid { problems, .. } = error else {
+        panic!()
+    };
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.path == "routes[0].tools[0].inputSchema"),
+        "{problems:?}"
+    );
+}
+
+#[tokio::test]
+async fn r1_s3_server_slower_than_the_load_timeout_is_a_timeout() {
+    // A server that accepts connections and never answers.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let endpoint = format!("http://{}", listener.local_addr().unwrap());
+    let held = Arc::new(tokio::sync::Mutex::new(Vec::new()));
+    let keep = Arc::clone(&held);
+    tokio::spawn(async move {
+        while let Ok((socket, _)) = listener.accept().await {
+            keep.lock().await.push(socket);
+        }
+    });
+    let source = S3Source::new(s3_client(&endpoint, SECRET_KEY), "manifests", "core.json");
+    let started = Instant::now();
+    let error = load_from(&source, limits(300)).await.unwrap_err();
+    assert!(
+        matches!(
+            error,
+            RegistryError::Timeout {
+                timeout_ms: 300,
+                ..
+            }
+        ),
+        "{error}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
+}
+
+async fn manifest_server(status: u16, body: &str, content_type: &str) -> MockServer {
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/manifest"))
+        .respond_with(ResponseTemplate::new(status).set_body_raw(body.to_string(), content_type))
+        .mount(&server)
+        .await;
+    server
+}
+
+#[tokio::test]
+async fn r2_tool_service_manifest_over_http_200_5xx_timeout_and_wrong_content() {
+    let ok = manifest_server(200, &manifest().to_string(), "application/json").await;
+    let source = HttpSource::new(format!("{}/manifest", ok.uri())).unwrap();
+    assert!(
+        load_from(&source, limits(5000))
+            .await
+            .unwrap()
+            .route("core")
+            .is_some()
+    );
+
+    let down = manifest_server(503, "maintenance", "text/plain").await;
+    let error = load_from(
+        &HttpSource::new(format!("{}/manifest", down.uri())).unwrap(),
+        limits(5000),
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        error.to_string().ends_with("is unreadable: HTTP 503"),
+        "{error}"
+    );
+
+    let html = manifest_server(200, "<html>login</html>", "text/html").await;
+    let error = load_from(
+        &HttpSource::new(format!("{}/manifest", html.uri())).unwrap(),
+        limits(5000),
+    )
+    .await
+    .unwrap_err();
+    assert!(matches!(error, RegistryError::NotJson { .. }), "{error}");
+
+    let slow = MockServer::start().await;
+    Mock::given(path("/manifest"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(manifest())
+                .set_delay(Duration::from_secs(10)),
+        )
+        .mount(&slow)
+        .await;
+    let error = load_from(
+        &HttpSource::new(format!("{}/manifest", slow.uri())).unwrap(),
+        limits(200),
+    )
+    .await
+    .unwrap_err();
+    assert!(matches!(error, RegistryError::Timeout { .. }), "{error}");
+
+    let big = manifest_server(200, &" ".repeat(2048), "application/json").await;
+    let small = LoadLimits {
+        timeout: Duration::from_secs(5),
+        max_bytes: 1024,
+    };
+    let error = load_from(
+        &HttpSource::new(format!("{}/manifest", big.uri())).unwrap(),
+        small,
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        matches!(
+            error,
+            RegistryError::TooLarge {
+                limit_bytes: 1024,
+                ..
+            }
+        ),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn r3_local_profile_falls_back_to_the_baked_sample_when_the_manifest_endpoint_fails() {
+    let down = manifest_server(500, "", "text/plain").await;
+    let chain = SourceChain::new(
+        Box::new(HttpSource::new(format!("{}/manifest", down.uri())).unwrap()),
+        Some(Box::new(BakedSource("sample".into()))),
+        limits(5000),
+    );
+    let snapshot = chain.load().await.unwrap();
+    assert_eq!(snapshot.route("core").unwrap().server.name, "core-tools");
+}
+
+/// A clock the test moves by hand.
+fn manual_clock() -> (mcp_gateway::registry::Clock, Arc<AtomicU64>) {
+    let base = Instant::now();
+    let offset_s = Arc::new(AtomicU64::new(0));
+    let read = Arc::clone(&offset_s);
+    (
+        Arc::new(move || base + Duration::from_secs(read.load(Ordering::SeqCst))),
+        offset_s,
+    )
+}
+
+#[tokio::test]
+async fn r4_prod_answers_internal_error_then_recovers_once_per_retry_interval() {
+    let server = MockServer::start().await;
+    Mock::given(path("/manifest"))
+        .respond_with(ResponseTemplate::new(503))
+        .mount(&server)
+        .await;
+    let chain = SourceChain::new(
+        Box::new(HttpSource::new(format!("{}/manifest", server.uri())).unwrap()),
+        None,
+        limits(5000),
+    );
+    let first = chain.load().await;
+    assert!(first.is_err());
+    let (clock, offset_s) = manual_clock();
+    let registry = Registry::retrying(
+        "the tool registry is not loaded",
+        chain,
+        Duration::from_secs(30),
+        clock,
+    );
+    let gateway = Gateway::with_registry(
+        Config::fixed_defaults(),
+        registry,
+        HttpInvoker::new().unwrap(),
+    );
+    let send = |body: Value| {
+        let gateway = &gateway;
+        async move {
+            let response = gateway
+                .handle(
+                    request("POST", "/mcp/core", &[VERSION], body.to_string()),
+                    InvocationContext::default(),
+                )
+                .await;
+            serde_json::from_slice::<Value>(response.body()).unwrap()
+        }
+    };
+    let fetches = || async { server.received_requests().await.unwrap().len() };
+    assert_eq!(fetches().await, 1);
+
+    // Initialize works without a snapshot; tool methods say the registry is not loaded.
+    assert_eq!(
+        send(rpc(json!(1), "initialize", json!({}))).await["result"]["protocolVersion"],
+        "2025-11-25"
+    );
+    let list = send(rpc(json!(2), "tools/list", Value::Null)).await;
+    assert_eq!(list["error"]["code"], -32603);
+    assert_eq!(
+        list["error"]["message"],
+        "Internal error: the tool registry is not loaded"
+    );
+    assert_eq!(fetches().await, 1, "no retry before the interval");
+
+    // The source is healthy again, but the interval has not passed.
+    server.reset().await;
+    Mock::given(path("/manifest"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(manifest()))
+        .mount(&server)
+        .await;
+    offset_s.store(29, Ordering::SeqCst);
+    assert_eq!(
+        send(rpc(json!(3), "tools/list", Value::Null)).await["error"]["code"],
+        -32603
+    );
+    assert_eq!(server.received_requests().await.unwrap().len(), 0);
+
+    // After the interval one request makes one attempt, and its success is kept.
+    offset_s.store(30, Ordering::SeqCst);
+    let list = send(rpc(json!(4), "tools/list", Value::Null)).await;
+    assert_eq!(list["result"]["tools"][0]["name"], "find", "{list}");
+    offset_s.store(300, Ordering::SeqCst);
+    let list = send(rpc(json!(5), "tools/list", Value::Null)).await;
+    assert_eq!(list["result"]["tools"][0]["name"], "find");
+    assert_eq!(
+        server.received_requests().await.unwrap().len(),
+        1,
+        "loaded once, kept"
+    );
+}
+
+#[tokio::test]
+async fn r4_a_failed_retry_waits_for_the_next_interval() {
+    let server = MockServer::start().await;
+    Mock::given(path("/manifest"))
+        .respond_with(ResponseTemplate::new(500))
+        .mount(&server)
+        .await;
+    let chain = SourceChain::new(
+        Box::new(HttpSource::new(format!("{}/manifest", server.uri())).unwrap()),
+        None,
+        limits(5000),
+    );
+    let (clock, offset_s) = manual_clock();
+    let registry = Registry::retrying(
+        "the tool registry is not loaded",
+        chain,
+        Duration::from_secs(10),
+        clock,
+    );
+    offset_s.store(10, Ordering::SeqCst);
+    assert!(registry.current_or_retry().await.is_none());
+    assert!(registry.current_or_retry().await.is_none());
+    assert_eq!(
+        server.received_requests().await.unwrap().len(),
+        1,
+        "one attempt per interval"
+    );
+    offset_s.store(20, Ordering::SeqCst);
+    assert!(registry.current_or_retry().await.is_none());
+    assert_eq!(server.received_requests().await.unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn p5_route_lookup_of_a_loaded_snapshot_makes_no_network_call() {
+    let h = Harness::dynamic().await;
+    let answer = h
+        .post(
+            "/mcp/unknown",
+            &rpc(json!(1), "tools/list", Value::Null),
+            &[],
+        )
+        .await;
+    answer.assert_rpc_error(-32600, "route key is not registered", &json!(1));
+    assert!(h.tool_service.received_requests().await.unwrap().is_empty());
+}
