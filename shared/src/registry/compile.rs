@@ -7,7 +7,6 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::Arc;
 
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::snapshot::{Route, ServerInfo, Snapshot, Tool, ToolLookup};
@@ -195,10 +194,10 @@ fn compile_route(
         return None;
     };
     let mut versions_seen = HashSet::new();
-    let mut active: Vec<(Arc<Tool>, Value)> = Vec::new();
+    let mut active: Vec<(Arc<Tool>, &Value)> = Vec::new();
     for (i, tool) in tools.iter().enumerate() {
         let tool_path = format!("{tools_path}[{i}]");
-        if let Some((compiled, public, is_active)) = compile_tool(tool, &tool_path, problems) {
+        if let Some((compiled, is_active)) = compile_tool(tool, &tool_path, problems) {
             if !versions_seen.insert((compiled.name.clone(), compiled.version.clone())) {
                 problems.add(
                     &join(&tool_path, "_meta.version"),
@@ -209,7 +208,7 @@ fn compile_route(
                 );
             }
             if is_active {
-                active.push((Arc::new(compiled), public));
+                active.push((Arc::new(compiled), tool));
             }
         }
     }
@@ -226,7 +225,7 @@ fn compile_route(
         let n = counts[tool.name.as_str()];
         if n == 1 {
             lookup.insert(tool.name.clone(), ToolLookup::Active(Arc::clone(tool)));
-            listed.push(public);
+            listed.push(PublicTool(public));
         } else {
             // CONTRACT T3: left out of the list, logged as a registry error at load.
             if !lookup.contains_key(&tool.name) {
@@ -243,8 +242,8 @@ fn compile_route(
             );
         }
     }
-    let tools_list = serde_json::json!({ "tools": listed });
-    let tools_list = RawValue::from_string(tools_list.to_string()).ok()?;
+    // Serialized once from the manifest's own values, without copies (STYLE 10).
+    let tools_list = serde_json::value::to_raw_value(&ToolsList { tools: listed }).ok()?;
     Some(Route {
         key,
         server,
@@ -304,7 +303,7 @@ fn compile_schema(
     }
 }
 
-fn compile_tool(tool: &Value, path: &str, problems: &mut Problems) -> Option<(Tool, Value, bool)> {
+fn compile_tool(tool: &Value, path: &str, problems: &mut Problems) -> Option<(Tool, bool)> {
     let Some(object) = tool.as_object() else {
         problems.add(path, "must be an object");
         return None;
@@ -404,14 +403,6 @@ fn compile_tool(tool: &Value, path: &str, problems: &mut Problems) -> Option<(To
     if problems.0.len() > before {
         return None;
     }
-    let public: Map<String, Value> = PUBLIC_TOOL_FIELDS
-        .iter()
-        .filter_map(|field| {
-            object
-                .get(*field)
-                .map(|v| ((*field).to_string(), v.clone()))
-        })
-        .collect();
     Some((
         Tool {
             name,
@@ -421,9 +412,32 @@ fn compile_tool(tool: &Value, path: &str, problems: &mut Problems) -> Option<(To
             timeout_ms,
             input_validator: input_validator?,
         },
-        Value::Object(public),
         active,
     ))
+}
+
+/// A manifest tool as `tools/list` shows it: the public fields only, in a fixed order
+/// (CONTRACT T1).
+struct PublicTool<'a>(&'a Value);
+
+impl serde::Serialize for PublicTool<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let fields: Vec<(&str, &Value)> = PUBLIC_TOOL_FIELDS
+            .iter()
+            .filter_map(|field| self.0.get(*field).map(|v| (*field, v)))
+            .collect();
+        let mut map = serializer.serialize_map(Some(fields.len()))?;
+        for (field, value) in fields {
+            map.serialize_entry(field, value)?;
+        }
+        map.end()
+    }
+}
+
+#[derive(serde::Serialize)]
+struct ToolsList<'a> {
+    tools: Vec<PublicTool<'a>>,
 }
 
 fn is_absolute_http_url(url: &str) -> bool {
