@@ -122,18 +122,12 @@ async fn x5_json_scalars_and_arrays_are_compact_and_text_is_kept() {
         ),
         ("", "text/plain", ""),
     ] {
-        h.tool_service.reset().await;
-        Mock::given(path("/search"))
-            .respond_with(ResponseTemplate::new(200).set_body_raw(body, content_type))
-            .mount(&h.tool_service)
-            .await;
-        let answer = h
-            .post(
-                "/mcp/core",
-                &call("search_documents", json!({"query": "q"})),
-                &[],
-            )
-            .await;
+        h.tool_answers(
+            "/search",
+            ResponseTemplate::new(200).set_body_raw(body, content_type),
+        )
+        .await;
+        let answer = h.call_tool("search_documents", json!({"query": "q"})).await;
         let result = &answer.json()["result"];
         assert_eq!(result["content"][0]["text"], expected, "{body:?}");
         assert_eq!(result["content"][0]["type"], "text");
@@ -179,13 +173,8 @@ async fn x6_non_2xx_statuses_are_is_error_results_with_the_tools_message() {
         } else {
             ResponseTemplate::new(status).set_body_json(body)
         };
-        Mock::given(path("/fail"))
-            .respond_with(template)
-            .mount(&h.tool_service)
-            .await;
-        let answer = h
-            .post("/mcp/core", &call("failing_tool", json!({})), &[])
-            .await;
+        h.tool_answers("/fail", template).await;
+        let answer = h.call_tool("failing_tool", json!({})).await;
         assert_eq!(error_text(&answer, &uri), expected);
     }
 }
@@ -194,20 +183,17 @@ async fn x6_non_2xx_statuses_are_is_error_results_with_the_tools_message() {
 async fn x6_redirects_are_not_followed() {
     let h = Harness::fixed().await;
     let uri = h.tool_service.uri();
-    Mock::given(path("/fail"))
-        .respond_with(
-            ResponseTemplate::new(302).insert_header("location", format!("{uri}/elsewhere")),
-        )
-        .mount(&h.tool_service)
-        .await;
+    h.tool_answers(
+        "/fail",
+        ResponseTemplate::new(302).insert_header("location", format!("{uri}/elsewhere")),
+    )
+    .await;
     Mock::given(path("/elsewhere"))
         .respond_with(ResponseTemplate::new(200).set_body_string("followed"))
         .expect(0)
         .mount(&h.tool_service)
         .await;
-    let answer = h
-        .post("/mcp/core", &call("failing_tool", json!({})), &[])
-        .await;
+    let answer = h.call_tool("failing_tool", json!({})).await;
     assert_eq!(
         error_text(&answer, &uri),
         "Tool Service answered with a redirect (HTTP 302), which is not followed"
@@ -218,13 +204,12 @@ async fn x6_redirects_are_not_followed() {
 async fn x6_x7_slow_tool_service_times_out_at_the_tools_timeout() {
     let h = Harness::fixed().await;
     let uri = h.tool_service.uri();
-    Mock::given(path("/slow"))
-        .respond_with(ResponseTemplate::new(200).set_delay(Duration::from_secs(5)))
-        .mount(&h.tool_service)
-        .await;
-    let answer = h
-        .post("/mcp/core", &call("slow_tool", json!({})), &[])
-        .await;
+    h.tool_answers(
+        "/slow",
+        ResponseTemplate::new(200).set_delay(Duration::from_secs(5)),
+    )
+    .await;
+    let answer = h.call_tool("slow_tool", json!({})).await;
     assert_eq!(
         error_text(&answer, &uri),
         "Tool Service did not answer within 300 ms"
@@ -244,10 +229,11 @@ async fn x7_timeout_is_capped_by_the_invocation_deadline_minus_the_margin() {
     config.deadline_margin_ms = 100;
     let h = Harness::with_config(config).await;
     let uri = h.tool_service.uri();
-    Mock::given(path("/search"))
-        .respond_with(ResponseTemplate::new(200).set_delay(Duration::from_secs(5)))
-        .mount(&h.tool_service)
-        .await;
+    h.tool_answers(
+        "/search",
+        ResponseTemplate::new(200).set_delay(Duration::from_secs(5)),
+    )
+    .await;
     let deadline = Instant::now() + Duration::from_millis(400);
     let answer = h
         .send_with(
@@ -315,34 +301,23 @@ async fn x6_body_over_the_tool_response_limit_is_an_is_error_result() {
     config.max_tool_response_bytes = 1000;
     let h = Harness::with_config(config).await;
     let uri = h.tool_service.uri();
-    Mock::given(path("/search"))
-        .respond_with(ResponseTemplate::new(200).set_body_string("x".repeat(1001)))
-        .mount(&h.tool_service)
-        .await;
-    let answer = h
-        .post(
-            "/mcp/core",
-            &call("search_documents", json!({"query": "q"})),
-            &[],
-        )
-        .await;
+    h.tool_answers(
+        "/search",
+        ResponseTemplate::new(200).set_body_string("x".repeat(1001)),
+    )
+    .await;
+    let answer = h.call_tool("search_documents", json!({"query": "q"})).await;
     assert_eq!(
         error_text(&answer, &uri),
         "Tool Service response exceeds 1000 bytes"
     );
 
-    h.tool_service.reset().await;
-    Mock::given(path("/search"))
-        .respond_with(ResponseTemplate::new(200).set_body_string("x".repeat(1000)))
-        .mount(&h.tool_service)
-        .await;
-    let answer = h
-        .post(
-            "/mcp/core",
-            &call("search_documents", json!({"query": "q"})),
-            &[],
-        )
-        .await;
+    h.tool_answers(
+        "/search",
+        ResponseTemplate::new(200).set_body_string("x".repeat(1000)),
+    )
+    .await;
+    let answer = h.call_tool("search_documents", json!({"query": "q"})).await;
     assert_eq!(
         answer.json()["result"]["isError"],
         false,
@@ -359,18 +334,12 @@ async fn x6_gateway_response_stays_under_its_limit_counting_json_escaping() {
     // 1,500 quote characters: 1.5 KB from the Tool Service, over 3 KB once escaped, plus the
     // envelope, still under 4 KB; 2,100 are over.
     for (quotes, over) in [(1500, false), (2100, true)] {
-        h.tool_service.reset().await;
-        Mock::given(path("/search"))
-            .respond_with(ResponseTemplate::new(200).set_body_string("\"".repeat(quotes)))
-            .mount(&h.tool_service)
-            .await;
-        let answer = h
-            .post(
-                "/mcp/core",
-                &call("search_documents", json!({"query": "q"})),
-                &[],
-            )
-            .await;
+        h.tool_answers(
+            "/search",
+            ResponseTemplate::new(200).set_body_string("\"".repeat(quotes)),
+        )
+        .await;
+        let answer = h.call_tool("search_documents", json!({"query": "q"})).await;
         assert!(answer.body.len() <= 4096, "{}", answer.body.len());
         if over {
             assert_eq!(
@@ -387,20 +356,12 @@ async fn x6_gateway_response_stays_under_its_limit_counting_json_escaping() {
 async fn x6_body_that_is_not_utf8_is_an_is_error_result() {
     let h = Harness::fixed().await;
     let uri = h.tool_service.uri();
-    Mock::given(path("/search"))
-        .respond_with(
-            ResponseTemplate::new(200)
-                .set_body_raw(vec![0x7b, 0xff, 0xfe, 0x7d], "application/json"),
-        )
-        .mount(&h.tool_service)
-        .await;
-    let answer = h
-        .post(
-            "/mcp/core",
-            &call("search_documents", json!({"query": "q"})),
-            &[],
-        )
-        .await;
+    h.tool_answers(
+        "/search",
+        ResponseTemplate::new(200).set_body_raw(vec![0x7b, 0xff, 0xfe, 0x7d], "application/json"),
+    )
+    .await;
+    let answer = h.call_tool("search_documents", json!({"query": "q"})).await;
     assert_eq!(
         error_text(&answer, &uri),
         "Tool Service response is not valid UTF-8"

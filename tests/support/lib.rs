@@ -129,6 +129,26 @@ impl Harness {
         }
     }
 
+    /// Makes the Tool Service answer every request to `path` with `template`, replacing what it
+    /// answered before.
+    pub async fn tool_answers(&self, path: &str, template: wiremock::ResponseTemplate) {
+        self.tool_service.reset().await;
+        wiremock::Mock::given(wiremock::matchers::path(path))
+            .respond_with(template)
+            .mount(&self.tool_service)
+            .await;
+    }
+
+    /// Sends `tools/call` for `name` with `arguments` to the fixed endpoint `/mcp/core`.
+    pub async fn call_tool(&self, name: &str, arguments: Value) -> Answer {
+        let body = rpc(
+            json!(1),
+            "tools/call",
+            json!({"name": name, "arguments": arguments}),
+        );
+        self.post("/mcp/core", &body, &[]).await
+    }
+
     /// POSTs a JSON-RPC body to `path` with JSON headers, the protocol version and `extra`.
     pub async fn post(&self, path: &str, body: &Value, extra: &[(&str, &str)]) -> Answer {
         let mut headers = vec![
