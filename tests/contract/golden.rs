@@ -1,5 +1,7 @@
-//! Golden exchanges (CONTRACT L1, L2, L3, T1, X2, X5, X6, H4): each `tests/golden/*.json` holds a
-//! request, what the Tool Service answers, and the expected response, compared as JSON values.
+//! Golden exchanges (CONTRACT L1, L2, L3, T1, X2, X5, X6, H4, and the tool result formats of the
+//! README: `structuredContent` from an `outputSchema`, MCP-native results): each
+//! `tests/golden/*.json` holds a request, what the Tool Service answers, and the expected
+//! response, compared as JSON values.
 //! Volatile values are normalized: `guid`, `x-request-id` and `mcp-session-id` to `"<uuid>"`,
 //! `searchTime` to `"<ms>"` (after checking their shape). `UPDATE_GOLDEN=1` rewrites the files.
 
@@ -122,12 +124,16 @@ fn golden_dir() -> PathBuf {
 }
 
 macro_rules! golden {
-    ($($name:ident),* $(,)?) => {$(
-        #[tokio::test]
-        async fn $name() {
-            run(&golden_dir().join(concat!(stringify!($name), ".json"))).await;
-        }
-    )*};
+    ($($name:ident),* $(,)?) => {
+        $(
+            #[tokio::test]
+            async fn $name() {
+                run(&golden_dir().join(concat!(stringify!($name), ".json"))).await;
+            }
+        )*
+        /// The golden exchanges that have a test, by file stem.
+        const GOLDEN_TESTS: &[&str] = &[$(stringify!($name)),*];
+    };
 }
 
 golden!(
@@ -138,13 +144,24 @@ golden!(
     tools_call_execution_failure_is_an_is_error_result,
     tools_call_missing_required_argument_is_invalid_params,
     missing_protocol_version_is_http_400_with_supported_versions,
+    tools_call_with_output_schema_carries_structured_content_beside_the_text,
+    tools_call_answer_breaking_the_output_schema_is_an_is_error_result_naming_the_pointer,
+    tools_call_non_object_answer_of_a_tool_with_output_schema_is_an_is_error_result,
+    tools_call_mcp_native_blocks_pass_through_with_search_time_on_the_first,
+    tools_call_mcp_native_is_error_result_passes_through,
+    tools_call_mcp_native_malformed_answer_is_an_is_error_result,
+    tools_call_mcp_native_structured_content_matching_the_output_schema_passes_through,
+    tools_call_mcp_native_answer_without_structured_content_for_an_output_schema_is_an_is_error_result,
 );
 
 #[test]
 fn every_golden_file_has_a_test() {
-    let names: Vec<String> = std::fs::read_dir(golden_dir())
+    let mut files: Vec<String> = std::fs::read_dir(golden_dir())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    assert_eq!(names.len(), 7, "{names:?}");
+    files.sort();
+    let mut tests: Vec<String> = GOLDEN_TESTS.iter().map(|t| format!("{t}.json")).collect();
+    tests.sort();
+    assert_eq!(files, tests);
 }

@@ -1,5 +1,6 @@
 //! Contract tests of the gateway service through its real `http::Request` → `http::Response`
-//! pipeline, with a real Tool Service on loopback (CONTRACT P, H, C, L, T, X, E).
+//! pipeline, with a real Tool Service on loopback (CONTRACT P, H, C, L, T, X, E), and the tool
+//! result formats (`structuredContent`, MCP-native results).
 
 mod golden;
 mod lambda_events;
@@ -7,4 +8,5 @@ mod manifests;
 mod registry;
 mod rejections;
 mod sources;
+mod tool_results;
 mod tool_service;

@@ -18,7 +18,10 @@ pub const VERSION: (&str, &str) = ("mcp-protocol-version", "2025-11-25");
 ///
 /// Tools on `core`: `search_documents` (POST /search, required `query`), `failing_tool`
 /// (POST /fail), `slow_tool` (POST /slow, timeoutMs 300), `versioned` (two active versions),
-/// `put_tool` (PUT /put).
+/// `put_tool` (PUT /put), `count_documents` (POST /count, with an `outputSchema`: `total`
+/// integer and `departments` array of strings, both required), `render_chart` (POST /chart,
+/// `resultFormat: "mcp"`) and `chart_stats` (POST /stats, `resultFormat: "mcp"` with an
+/// `outputSchema`: `points` integer, required).
 #[must_use]
 pub fn manifest(tool_service: &str) -> Value {
     let search_schema = json!({
@@ -54,6 +57,22 @@ pub fn manifest(tool_service: &str) -> Value {
     );
     search["inputSchema"] = search_schema;
     search["annotations"] = json!({"readOnlyHint": true});
+    let mut count = tool("count_documents", "/count", json!({}));
+    count["outputSchema"] = json!({
+        "type": "object",
+        "properties": {
+            "total": {"type": "integer", "minimum": 0},
+            "departments": {"type": "array", "items": {"type": "string"}}
+        },
+        "required": ["total", "departments"]
+    });
+    let chart = tool("render_chart", "/chart", json!({"resultFormat": "mcp"}));
+    let mut stats = tool("chart_stats", "/stats", json!({"resultFormat": "mcp"}));
+    stats["outputSchema"] = json!({
+        "type": "object",
+        "properties": {"points": {"type": "integer"}},
+        "required": ["points"]
+    });
     json!({
         "manifestVersion": 1,
         "routes": [
@@ -67,6 +86,9 @@ pub fn manifest(tool_service: &str) -> Value {
                     tool("versioned", "/v1", json!({"version": "1.0.0"})),
                     tool("versioned", "/v2", json!({"version": "2.0.0"})),
                     tool("put_tool", "/put", json!({"method": "PUT"})),
+                    count,
+                    chart,
+                    stats,
                 ]
             },
             {

@@ -1,5 +1,6 @@
 //! `tools/call`: params checks, version resolution, `inputSchema` validation, the Tool Service
-//! call and result mapping (CONTRACT X1–X8).
+//! call and result mapping by the tool's result shape (CONTRACT X1–X8; `structuredContent` and
+//! MCP-native results as the README's "Tool results" section describes).
 
 use std::time::{Duration, Instant};
 
@@ -147,7 +148,7 @@ pub(super) async fn handle<I: ToolInvoker>(
     let started = Instant::now();
     let answer = invoker.invoke(request).await;
     let search_time_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-    let mut result = map_tool_answer(answer, search_time_ms);
+    let mut result = map_tool_answer(answer, search_time_ms, tool.result_shape());
     let mut body = encode_response(id, &result);
     if body.len() > call.config.max_response_bytes {
         result = oversized_result(call.config.max_response_bytes, search_time_ms);

@@ -1,10 +1,14 @@
 //! Calling a Tool Service and mapping its answer to an MCP tool result (CONTRACT X4–X7).
 //!
 //! The invoker is an I/O trait ([`ToolInvoker`]); [`HttpInvoker`] is the real one (reqwest, one
-//! client per instance). [`map_tool_answer`] is pure.
+//! client per instance). [`map_tool_answer`] is pure: it reads an answer by the tool's
+//! [`ResultShape`] (plain JSON or text with optional `structuredContent`, or an MCP-native tool
+//! result).
 
 mod http_invoker;
+mod native;
 mod result;
+mod structured;
 
 use std::future::Future;
 use std::time::Duration;
@@ -13,7 +17,10 @@ use bytes::Bytes;
 use http::{HeaderName, HeaderValue, Method, StatusCode};
 
 pub use http_invoker::HttpInvoker;
-pub use result::{CallResult, map_tool_answer, oversized_result};
+pub use result::{
+    CallResult, Content, MAX_QUOTED_ERROR_BYTES, ResultFormat, ResultShape, map_tool_answer,
+    oversized_result,
+};
 
 /// One Tool Service call (CONTRACT X4).
 #[derive(Debug, Clone)]

@@ -1,57 +1,195 @@
-//! Mapping a Tool Service answer to an MCP `tools/call` result (CONTRACT X5, X6).
+//! Mapping a Tool Service answer to an MCP `tools/call` result (CONTRACT X5, X6), by the tool's
+//! result format: plain JSON or text (X5, with `structuredContent` when the tool has an
+//! `outputSchema`) or an MCP-native tool result passed through after a shape check.
 
 use serde::Serialize;
 use serde::de::IgnoredAny;
+use serde::ser::{SerializeMap, SerializeSeq};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
 
+use super::native::parse_native;
+use super::structured::check_output;
 use super::{InvokeError, ToolResponse};
 
 /// Most bytes of a Tool Service's own error text quoted in an `isError` result.
 pub const MAX_QUOTED_ERROR_BYTES: usize = 4096;
 
-/// A `tools/call` result with one text block:
-/// `{"content":[{"type":"text","text":…,"_meta":{"searchTime":ms}}],"isError":…}`.
+/// How a tool's Tool Service answers are turned into a `tools/call` result (manifest
+/// `_meta.resultFormat`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ResultFormat {
+    /// `"json"` (default): any 2xx body becomes one text block (CONTRACT X5); with an
+    /// `outputSchema`, a JSON object body is also the result's `structuredContent`.
+    #[default]
+    Json,
+    /// `"mcp"`: the Tool Service answers with an MCP tool result object (`content` blocks,
+    /// optional `structuredContent` and `isError`), passed through after a shape check.
+    Mcp,
+}
+
+impl ResultFormat {
+    /// Parses the manifest value `"json"` or `"mcp"`.
+    #[must_use]
+    pub fn parse(value: &str) -> Option<Self> {
+        match value {
+            "json" => Some(Self::Json),
+            "mcp" => Some(Self::Mcp),
+            _ => None,
+        }
+    }
+}
+
+/// What a tool's manifest entry says about its results, compiled at load.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ResultShape<'a> {
+    /// `_meta.resultFormat`.
+    pub format: ResultFormat,
+    /// The compiled `outputSchema`, when the tool declares one.
+    pub output_schema: Option<&'a jsonschema::Validator>,
+}
+
+/// The content of a `tools/call` result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Content {
+    /// One text block (CONTRACT X5, X6).
+    Text(String),
+    /// MCP content blocks as an MCP-native Tool Service sent them.
+    Blocks(Vec<Map<String, Value>>),
+}
+
+/// A `tools/call` result:
+/// `{"content":[…],"structuredContent":{…}?,"isError":…}` where the first content block
+/// carries `_meta.searchTime` (whole ms of the Tool Service call).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CallResult {
-    /// The text of the one content block.
-    pub text: String,
-    /// `isError`: `false` for a 2xx answer, `true` for every execution failure.
+    /// The content blocks.
+    pub content: Content,
+    /// `structuredContent` as compact JSON text of an object, when the result has one.
+    pub structured_content: Option<String>,
+    /// `isError`: `false` for a usable answer, `true` for every execution failure.
     pub is_error: bool,
     /// Whole milliseconds the Tool Service call took (`_meta.searchTime`).
     pub search_time_ms: u64,
 }
 
-impl Serialize for CallResult {
+impl CallResult {
+    /// A result with one text block and no `structuredContent`.
+    #[must_use]
+    pub fn text(text: impl Into<String>, is_error: bool, search_time_ms: u64) -> Self {
+        Self {
+            content: Content::Text(text.into()),
+            structured_content: None,
+            is_error,
+            search_time_ms,
+        }
+    }
+
+    /// The text of the first block when it is a text block.
+    #[must_use]
+    pub fn first_text(&self) -> Option<&str> {
+        match &self.content {
+            Content::Text(text) => Some(text),
+            Content::Blocks(blocks) => blocks.first()?.get("text")?.as_str(),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct SearchTime {
+    #[serde(rename = "searchTime")]
+    search_time: u64,
+}
+
+/// A block's existing `_meta` object with `searchTime` set (the gateway's measure wins).
+struct MetaWithSearchTime<'a>(&'a Map<String, Value>, u64);
+
+impl Serialize for MetaWithSearchTime<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        for (key, value) in self.0.iter().filter(|(key, _)| *key != "searchTime") {
+            map.serialize_entry(key, value)?;
+        }
+        map.serialize_entry("searchTime", &self.1)?;
+        map.end()
+    }
+}
+
+/// The first MCP-native block with `_meta.searchTime` added, every other field as sent.
+struct FirstBlock<'a>(&'a Map<String, Value>, u64);
+
+impl Serialize for FirstBlock<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        let mut has_meta = false;
+        for (key, value) in self.0 {
+            match value {
+                Value::Object(meta) if key == "_meta" => {
+                    has_meta = true;
+                    map.serialize_entry(key, &MetaWithSearchTime(meta, self.1))?;
+                }
+                _ => map.serialize_entry(key, value)?,
+            }
+        }
+        if !has_meta {
+            map.serialize_entry(
+                "_meta",
+                &SearchTime {
+                    search_time: self.1,
+                },
+            )?;
+        }
+        map.end()
+    }
+}
+
+struct Blocks<'a>(&'a Content, u64);
+
+impl Serialize for Blocks<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         #[derive(Serialize)]
-        struct Meta {
-            #[serde(rename = "searchTime")]
-            search_time: u64,
-        }
-        #[derive(Serialize)]
-        struct Block<'a> {
+        struct TextBlock<'a> {
             #[serde(rename = "type")]
             kind: &'static str,
             text: &'a str,
             #[serde(rename = "_meta")]
-            meta: Meta,
+            meta: SearchTime,
         }
-        #[derive(Serialize)]
-        struct Out<'a> {
-            content: [Block<'a>; 1],
-            #[serde(rename = "isError")]
-            is_error: bool,
-        }
-        Out {
-            content: [Block {
+        match self.0 {
+            Content::Text(text) => [TextBlock {
                 kind: "text",
-                text: &self.text,
-                meta: Meta {
-                    search_time: self.search_time_ms,
+                text,
+                meta: SearchTime {
+                    search_time: self.1,
                 },
-            }],
-            is_error: self.is_error,
+            }]
+            .serialize(serializer),
+            Content::Blocks(blocks) => {
+                let mut seq = serializer.serialize_seq(Some(blocks.len()))?;
+                for (i, block) in blocks.iter().enumerate() {
+                    if i == 0 {
+                        seq.serialize_element(&FirstBlock(block, self.1))?;
+                    } else {
+                        seq.serialize_element(block)?;
+                    }
+                }
+                seq.end()
+            }
         }
-        .serialize(serializer)
+    }
+}
+
+impl Serialize for CallResult {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("content", &Blocks(&self.content, self.search_time_ms))?;
+        if let Some(structured) = &self.structured_content {
+            let raw: &RawValue =
+                serde_json::from_str(structured).map_err(serde::ser::Error::custom)?;
+            map.serialize_entry("structuredContent", raw)?;
+        }
+        map.serialize_entry("isError", &self.is_error)?;
+        map.end()
     }
 }
 
@@ -118,45 +256,123 @@ fn truncate(text: &str) -> String {
     format!("{}…", &text[..end])
 }
 
-/// Maps an answer (or its absence) to a result (CONTRACT X5, X6). Texts never name the endpoint.
+/// What a JSON value is, for a mismatch text.
+fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// A 2xx body of a `"json"` tool: its compact text, and with an `outputSchema` also its
+/// `structuredContent` (a JSON object that matches the schema).
+fn json_result(text: &str, output_schema: Option<&jsonschema::Validator>, ms: u64) -> CallResult {
+    let compact = body_text(text);
+    let Some(validator) = output_schema else {
+        return CallResult::text(compact, false, ms);
+    };
+    let value = match serde_json::from_str::<Value>(text) {
+        Ok(value @ Value::Object(_)) => value,
+        Ok(other) => {
+            return CallResult::text(
+                format!(
+                    "structuredContent does not match the tool's outputSchema at the root: the Tool Service answered with {}, not a JSON object",
+                    kind_of(&other)
+                ),
+                true,
+                ms,
+            );
+        }
+        Err(_) => {
+            return CallResult::text(
+                "structuredContent does not match the tool's outputSchema at the root: the Tool Service answered with text that is not JSON, not a JSON object",
+                true,
+                ms,
+            );
+        }
+    };
+    match check_output(validator, &value) {
+        Err(mismatch) => CallResult::text(mismatch, true, ms),
+        Ok(()) => CallResult {
+            structured_content: Some(compact.clone()),
+            content: Content::Text(compact),
+            is_error: false,
+            search_time_ms: ms,
+        },
+    }
+}
+
+/// A 2xx body of an `"mcp"` tool: its blocks passed through after the shape check; without
+/// `isError`, a tool with an `outputSchema` needs `structuredContent` that matches it.
+fn native_result(text: &str, output_schema: Option<&jsonschema::Validator>, ms: u64) -> CallResult {
+    let native = match parse_native(text) {
+        Ok(native) => native,
+        Err(problem) => return CallResult::text(problem, true, ms),
+    };
+    if let (Some(validator), false) = (output_schema, native.is_error) {
+        let checked = match &native.structured {
+            None => Err(
+                "structuredContent does not match the tool's outputSchema at the root: the Tool Service answer has no structuredContent"
+                    .to_string(),
+            ),
+            Some(structured) => check_output(validator, structured),
+        };
+        if let Err(mismatch) = checked {
+            return CallResult::text(mismatch, true, ms);
+        }
+    }
+    CallResult {
+        content: Content::Blocks(native.blocks),
+        structured_content: native.structured.as_ref().map(Value::to_string),
+        is_error: native.is_error,
+        search_time_ms: ms,
+    }
+}
+
+/// The `isError` text of a non-2xx answer (CONTRACT X6).
+fn status_text(status: http::StatusCode, text: &str) -> String {
+    let what = if status.is_redirection() {
+        format!(
+            "Tool Service answered with a redirect (HTTP {}), which is not followed",
+            status.as_u16()
+        )
+    } else if matches!(status.as_u16(), 401 | 403) {
+        format!("Tool Service denied the call (HTTP {})", status.as_u16())
+    } else {
+        format!("Tool Service returned HTTP {}", status.as_u16())
+    };
+    match quoted_error(text) {
+        Some(message) if !status.is_redirection() => format!("{what}: {message}"),
+        _ => what,
+    }
+}
+
+/// Maps an answer (or its absence) to a result by the tool's result shape (CONTRACT X5, X6).
+/// Texts never name the endpoint.
 #[must_use]
 pub fn map_tool_answer(
     answer: Result<ToolResponse, InvokeError>,
     search_time_ms: u64,
+    shape: ResultShape<'_>,
 ) -> CallResult {
-    let (text, is_error) = match answer {
-        Err(error) => (error.to_string(), true),
-        Ok(response) => match std::str::from_utf8(&response.body) {
-            Err(_) => ("Tool Service response is not valid UTF-8".to_string(), true),
-            Ok(text) => {
-                let status = response.status;
-                if status.is_success() {
-                    (body_text(text), false)
-                } else {
-                    let what = if status.is_redirection() {
-                        format!(
-                            "Tool Service answered with a redirect (HTTP {}), which is not followed",
-                            status.as_u16()
-                        )
-                    } else if matches!(status.as_u16(), 401 | 403) {
-                        format!("Tool Service denied the call (HTTP {})", status.as_u16())
-                    } else {
-                        format!("Tool Service returned HTTP {}", status.as_u16())
-                    };
-                    match quoted_error(text) {
-                        Some(message) if !status.is_redirection() => {
-                            (format!("{what}: {message}"), true)
-                        }
-                        _ => (what, true),
-                    }
-                }
-            }
-        },
+    let ms = search_time_ms;
+    let response = match answer {
+        Err(error) => return CallResult::text(error.to_string(), true, ms),
+        Ok(response) => response,
     };
-    CallResult {
-        text,
-        is_error,
-        search_time_ms,
+    let Ok(text) = std::str::from_utf8(&response.body) else {
+        return CallResult::text("Tool Service response is not valid UTF-8", true, ms);
+    };
+    if !response.status.is_success() {
+        return CallResult::text(status_text(response.status, text), true, ms);
+    }
+    match shape.format {
+        ResultFormat::Json => json_result(text, shape.output_schema, ms),
+        ResultFormat::Mcp => native_result(text, shape.output_schema, ms),
     }
 }
 
@@ -164,19 +380,20 @@ pub fn map_tool_answer(
 /// (`MCP_MAX_RESPONSE_BYTES`, CONTRACT X6).
 #[must_use]
 pub fn oversized_result(limit_bytes: usize, search_time_ms: u64) -> CallResult {
-    CallResult {
-        text: format!(
+    CallResult::text(
+        format!(
             "Tool Service response is too large: the tool result would exceed the gateway's {limit_bytes}-byte response limit"
         ),
-        is_error: true,
+        true,
         search_time_ms,
-    }
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use bytes::Bytes;
     use http::StatusCode;
+    use serde_json::json;
 
     use super::*;
 
@@ -187,54 +404,163 @@ mod tests {
         })
     }
 
+    fn plain(answer: Result<ToolResponse, InvokeError>, ms: u64) -> CallResult {
+        map_tool_answer(answer, ms, ResultShape::default())
+    }
+
+    fn text_of(r: &CallResult) -> &str {
+        r.first_text().unwrap()
+    }
+
+    fn output_schema() -> jsonschema::Validator {
+        jsonschema::validator_for(&json!({
+            "type": "object",
+            "properties": {"total": {"type": "integer"}},
+            "required": ["total"]
+        }))
+        .unwrap()
+    }
+
     #[test]
     fn x5_json_is_compacted_with_key_order_numbers_and_escapes_kept() {
         let body =
             br#" { "z" : 1 , "a" : [ 1.50 , 18446744073709551616 ] , "s" : "a \" b\u00e9 c" } "#;
-        let r = map_tool_answer(ok(200, body), 7);
+        let r = plain(ok(200, body), 7);
         assert_eq!(
-            r.text,
+            text_of(&r),
             r#"{"z":1,"a":[1.50,18446744073709551616],"s":"a \" b\u00e9 c"}"#
         );
         assert!(!r.is_error);
+        assert_eq!(r.structured_content, None);
     }
 
     #[test]
     fn x5_plain_text_is_kept_as_is() {
-        let r = map_tool_answer(ok(200, "  안녕하세요 \n".as_bytes()), 0);
-        assert_eq!(r.text, "  안녕하세요 \n");
+        let r = plain(ok(200, "  안녕하세요 \n".as_bytes()), 0);
+        assert_eq!(text_of(&r), "  안녕하세요 \n");
     }
 
     #[test]
     fn x6_error_statuses_quote_the_tools_message() {
-        let r = map_tool_answer(ok(400, br#"{"message":"date range too wide"}"#), 3);
+        let r = plain(ok(400, br#"{"message":"date range too wide"}"#), 3);
         assert_eq!(
-            r.text,
+            text_of(&r),
             "Tool Service returned HTTP 400: date range too wide"
         );
         assert!(r.is_error);
-        let r = map_tool_answer(ok(403, b""), 3);
-        assert_eq!(r.text, "Tool Service denied the call (HTTP 403)");
-        let r = map_tool_answer(ok(302, b"see elsewhere"), 3);
+        let r = plain(ok(403, b""), 3);
+        assert_eq!(text_of(&r), "Tool Service denied the call (HTTP 403)");
+        let r = plain(ok(302, b"see elsewhere"), 3);
         assert_eq!(
-            r.text,
+            text_of(&r),
             "Tool Service answered with a redirect (HTTP 302), which is not followed"
         );
-        let r = map_tool_answer(ok(200, &[0xff, 0xfe]), 3);
-        assert_eq!(r.text, "Tool Service response is not valid UTF-8");
+        let r = plain(ok(200, &[0xff, 0xfe]), 3);
+        assert_eq!(text_of(&r), "Tool Service response is not valid UTF-8");
         assert!(r.is_error);
     }
 
     #[test]
     fn x5_result_shape() {
-        let r = CallResult {
-            text: "t".into(),
-            is_error: false,
-            search_time_ms: 12,
-        };
+        let r = CallResult::text("t", false, 12);
         assert_eq!(
             serde_json::to_string(&r).unwrap(),
             r#"{"content":[{"type":"text","text":"t","_meta":{"searchTime":12}}],"isError":false}"#
         );
+    }
+
+    #[test]
+    fn x5_an_object_answer_of_a_tool_with_output_schema_is_also_structured_content_exactly() {
+        let schema = output_schema();
+        let shape = ResultShape {
+            format: ResultFormat::Json,
+            output_schema: Some(&schema),
+        };
+        let r = map_tool_answer(
+            ok(200, br#"{ "total": 2, "big": 18446744073709551616 }"#),
+            4,
+            shape,
+        );
+        assert_eq!(
+            serde_json::to_string(&r).unwrap(),
+            r#"{"content":[{"type":"text","text":"{\"total\":2,\"big\":18446744073709551616}","_meta":{"searchTime":4}}],"structuredContent":{"total":2,"big":18446744073709551616},"isError":false}"#
+        );
+    }
+
+    #[test]
+    fn x6_an_answer_that_breaks_the_output_schema_is_an_is_error_result() {
+        let schema = output_schema();
+        let shape = ResultShape {
+            format: ResultFormat::Json,
+            output_schema: Some(&schema),
+        };
+        for (body, expected) in [
+            (
+                &br#"{"total":"2"}"#[..],
+                r#"structuredContent does not match the tool's outputSchema at /total: "2" is not of type "integer""#,
+            ),
+            (
+                b"[1]",
+                "structuredContent does not match the tool's outputSchema at the root: the Tool Service answered with an array, not a JSON object",
+            ),
+            (
+                b"done",
+                "structuredContent does not match the tool's outputSchema at the root: the Tool Service answered with text that is not JSON, not a JSON object",
+            ),
+        ] {
+            let r = map_tool_answer(ok(200, body), 1, shape);
+            assert!(r.is_error);
+            assert_eq!(text_of(&r), expected);
+            assert_eq!(r.structured_content, None);
+        }
+    }
+
+    #[test]
+    fn mcp_native_blocks_pass_through_with_search_time_on_the_first() {
+        let shape = ResultShape {
+            format: ResultFormat::Mcp,
+            output_schema: None,
+        };
+        let body = json!({
+            "content": [
+                {"type": "image", "data": "AAAA", "mimeType": "image/png", "_meta": {"k": "v", "searchTime": 999}},
+                {"type": "text", "text": "second"}
+            ],
+            "isError": true,
+            "_meta": {"dropped": true}
+        });
+        let r = map_tool_answer(ok(200, body.to_string().as_bytes()), 5, shape);
+        assert!(r.is_error);
+        assert_eq!(
+            serde_json::to_string(&r).unwrap(),
+            r#"{"content":[{"type":"image","data":"AAAA","mimeType":"image/png","_meta":{"k":"v","searchTime":5}},{"type":"text","text":"second"}],"isError":true}"#
+        );
+    }
+
+    #[test]
+    fn mcp_native_structured_content_must_match_the_output_schema_unless_is_error() {
+        let schema = output_schema();
+        let shape = ResultShape {
+            format: ResultFormat::Mcp,
+            output_schema: Some(&schema),
+        };
+        let call = |body: Value| map_tool_answer(ok(200, body.to_string().as_bytes()), 0, shape);
+        let text = json!([{"type": "text", "text": "t"}]);
+        let r = call(json!({"content": text, "structuredContent": {"total": 1}}));
+        assert!(!r.is_error);
+        assert_eq!(r.structured_content.as_deref(), Some(r#"{"total":1}"#));
+        let r = call(json!({"content": text}));
+        assert_eq!(
+            text_of(&r),
+            "structuredContent does not match the tool's outputSchema at the root: the Tool Service answer has no structuredContent"
+        );
+        let r = call(json!({"content": text, "structuredContent": {}}));
+        assert_eq!(
+            text_of(&r),
+            "structuredContent does not match the tool's outputSchema at /total: 'total' is required"
+        );
+        let r = call(json!({"content": text, "isError": true}));
+        assert!(r.is_error);
+        assert_eq!(text_of(&r), "t");
     }
 }

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::snapshot::{Route, ServerInfo, Snapshot, Tool, ToolLookup};
+use crate::invoke::ResultFormat;
 
 /// Longest tool timeout a manifest may set, in ms (the Lambda maximum of 15 minutes).
 pub const MAX_TOOL_TIMEOUT_MS: u64 = 900_000;
@@ -328,9 +329,9 @@ fn compile_tool(tool: &Value, path: &str, problems: &mut Problems) -> Option<(To
             None
         }
     };
-    if let Some(schema) = object.get("outputSchema") {
-        compile_schema(schema, &join(path, "outputSchema"), problems);
-    }
+    let output_validator = object
+        .get("outputSchema")
+        .and_then(|schema| compile_schema(schema, &join(path, "outputSchema"), problems));
     if object.get("annotations").is_some_and(|a| !a.is_object()) {
         problems.add(&join(path, "annotations"), "must be an object");
     }
@@ -400,6 +401,18 @@ fn compile_tool(tool: &Value, path: &str, problems: &mut Problems) -> Option<(To
             }
         },
     };
+    let result_format = match meta.get("resultFormat") {
+        None => Some(ResultFormat::Json),
+        Some(Value::String(format)) => ResultFormat::parse(format),
+        Some(_) => None,
+    }
+    .unwrap_or_else(|| {
+        problems.add(
+            &join(&meta_path, "resultFormat"),
+            "must be \"json\" or \"mcp\"",
+        );
+        ResultFormat::Json
+    });
     if problems.0.len() > before {
         return None;
     }
@@ -411,6 +424,8 @@ fn compile_tool(tool: &Value, path: &str, problems: &mut Problems) -> Option<(To
             method,
             timeout_ms,
             input_validator: input_validator?,
+            output_validator,
+            result_format,
         },
         active,
     ))
@@ -528,5 +543,44 @@ mod tests {
             Some(ToolLookup::Conflict { active_versions: 2 })
         ));
         assert!(route.tool("c").is_none());
+    }
+
+    #[test]
+    fn r5_result_format_is_json_or_mcp_and_output_schema_is_compiled_at_load() {
+        let mut mcp = tool("m", "1", true);
+        mcp["_meta"]["resultFormat"] = json!("mcp");
+        mcp["outputSchema"] = json!({"type": "object", "required": ["n"]});
+        let snapshot = compile_manifest(&json!({"tools": [mcp, tool("j", "1", true)]})).unwrap();
+        let route = snapshot.fixed_route("core").unwrap();
+        let Some(ToolLookup::Active(m)) = route.tool("m") else {
+            panic!("m is active")
+        };
+        assert_eq!(m.result_format, ResultFormat::Mcp);
+        assert!(
+            m.output_validator
+                .as_ref()
+                .is_some_and(|v| !v.is_valid(&json!({})))
+        );
+        let Some(ToolLookup::Active(j)) = route.tool("j") else {
+            panic!("j is active")
+        };
+        assert_eq!(j.result_format, ResultFormat::Json);
+        assert!(j.output_validator.is_none());
+
+        let mut bad = tool("b", "1", true);
+        bad["_meta"]["resultFormat"] = json!("xml");
+        bad["outputSchema"] = json!({"type": "array"});
+        let problems: Vec<String> = compile_manifest(&json!({"tools": [bad]}))
+            .unwrap_err()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(
+            problems,
+            [
+                "tools[0].outputSchema: root must be \"type\": \"object\"",
+                "tools[0]._meta.resultFormat: must be \"json\" or \"mcp\""
+            ]
+        );
     }
 }

@@ -6,6 +6,8 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
+use crate::invoke::{ResultFormat, ResultShape};
+
 /// `serverInfo` of a route's `initialize` result (CONTRACT L1).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ServerInfo {
@@ -33,6 +35,22 @@ pub struct Tool {
     pub timeout_ms: Option<u64>,
     /// The compiled `inputSchema` validator (CONTRACT X2).
     pub input_validator: jsonschema::Validator,
+    /// The compiled `outputSchema` validator, when the tool declares one: a successful result
+    /// then carries `structuredContent` that matches it.
+    pub output_validator: Option<jsonschema::Validator>,
+    /// How the Tool Service answers are read (`_meta.resultFormat`).
+    pub result_format: ResultFormat,
+}
+
+impl Tool {
+    /// How this tool's answers are read: its result format and compiled `outputSchema`.
+    #[must_use]
+    pub fn result_shape(&self) -> ResultShape<'_> {
+        ResultShape {
+            format: self.result_format,
+            output_schema: self.output_validator.as_ref(),
+        }
+    }
 }
 
 /// What a tool name resolves to on a route.
