@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs the whole test suite: unit tests, contract tests and the end-to-end tests of the
-# local server binary. Installs what the tests need and the machine lacks.
+# Runs the whole test suite: unit tests, contract tests, the end-to-end tests of the local server
+# binary, and the interop tests with real MCP clients and the conformance suite
+# (tests/interop/run.sh). Installs what the tests need and the machine lacks.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,3 +11,4 @@ if ! command -v curl >/dev/null 2>&1; then
 fi
 
 cargo test --workspace --locked
+./tests/interop/run.sh
