@@ -1,9 +1,13 @@
-//! Tool result formats against a real Tool Service on loopback (CONTRACT X5, X6, T1 and the
-//! README's "Tool results"): `structuredContent` from an `outputSchema`, MCP-native answers, and
-//! that the execution-failure rules of X6 hold for both.
+//! Tool result formats against a real Tool Service on loopback (CONTRACT X5, X6, T1, M and the
+//! README's "Tool results"): `structuredContent` from an `outputSchema`, MCP-native answers, that
+//! the execution-failure rules of X6 hold for both, and that the manifest JSON Schema describes
+//! `_meta.resultFormat` as the loader reads it.
 
-use gateway_tests::{Harness, rpc};
+use std::path::PathBuf;
+
+use gateway_tests::{Harness, manifest, rpc};
 use mcp_gateway::Config;
+use mcp_gateway::registry::compile_manifest;
 use serde_json::{Value, json};
 use wiremock::matchers::path;
 use wiremock::{Mock, ResponseTemplate};
@@ -144,4 +148,44 @@ async fn x5_structured_content_keeps_the_tools_number_text_and_key_order() {
         ),
         "{raw}"
     );
+}
+
+fn format_schema() -> jsonschema::Validator {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../manifests/manifest.schema.json");
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    jsonschema::validator_for(&schema).expect("the manifest schema compiles")
+}
+
+#[test]
+fn m_the_manifest_schema_and_the_loader_agree_on_result_format() {
+    let schema = format_schema();
+    for (format, valid) in [
+        (json!("json"), true),
+        (json!("mcp"), true),
+        (json!("xml"), false),
+        (json!("MCP"), false),
+        (json!(true), false),
+    ] {
+        let document = json!({"tools": [{
+            "name": "t",
+            "inputSchema": {"type": "object"},
+            "_meta": {"endpoint": "https://tools.example/t", "resultFormat": format}
+        }]});
+        assert_eq!(schema.is_valid(&document), valid, "schema on {format}");
+        assert_eq!(
+            compile_manifest(&document).is_ok(),
+            valid,
+            "loader on {format}"
+        );
+    }
+}
+
+#[test]
+fn m_the_test_manifest_with_output_schemas_and_result_formats_matches_the_format_schema() {
+    let document = manifest("http://127.0.0.1:9");
+    let errors: Vec<String> = format_schema()
+        .iter_errors(&document)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
 }
