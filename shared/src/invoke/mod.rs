@@ -5,6 +5,7 @@
 //! [`ResultShape`] (plain JSON or text with optional `structuredContent`, or an MCP-native tool
 //! result).
 
+mod call_result;
 mod http_invoker;
 mod native;
 mod result;
@@ -16,10 +17,10 @@ use std::time::Duration;
 use bytes::Bytes;
 use http::{HeaderName, HeaderValue, Method, StatusCode};
 
+pub use call_result::{CallResult, Content};
 pub use http_invoker::HttpInvoker;
 pub use result::{
-    CallResult, Content, MAX_QUOTED_ERROR_BYTES, ResultFormat, ResultShape, map_tool_answer,
-    oversized_result,
+    MAX_QUOTED_ERROR_BYTES, ResultFormat, ResultShape, map_tool_answer, oversized_result,
 };
 
 /// One Tool Service call (CONTRACT X4).
