@@ -77,9 +77,25 @@ impl Watch {
             .stderr(output)
             // Its own process group, so that stopping it stops the functions it spawned.
             .process_group(0);
-        for (name, _) in std::env::vars() {
-            if name.starts_with("MCP_") {
-                command.env_remove(name);
+        for (name, _) in std::env::vars_os() {
+            let name = name.to_string_lossy();
+            // The variables `cargo test` sets for this test (`CARGO_MANIFEST_DIR`, `CARGO_PKG_*`,
+            // `OUT_DIR` …) would reach the build scripts that watch them and rebuild half the
+            // dependency tree on every run.
+            let from_cargo_test = [
+                "CARGO_MANIFEST_",
+                "CARGO_PKG_",
+                "CARGO_CRATE_",
+                "CARGO_BIN_",
+                "CARGO_PRIMARY_PACKAGE",
+                "CARGO_TARGET_TMPDIR",
+                "CARGO_RUSTC_CURRENT_DIR",
+                "OUT_DIR",
+            ]
+            .iter()
+            .any(|prefix| name.starts_with(prefix));
+            if name.starts_with("MCP_") || from_cargo_test {
+                command.env_remove(name.as_ref());
             }
         }
         let child = command.spawn().expect("cargo lambda watch starts");
@@ -125,6 +141,23 @@ impl Drop for Watch {
                 std::thread::sleep(Duration::from_millis(100));
             }
         }
+    }
+}
+
+/// A scratch folder for the manifest, the variables and the emulator's log; removed on drop.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> Self {
+        let path = std::env::temp_dir().join(format!("mcp-lambda-watch-{}", std::process::id()));
+        std::fs::create_dir_all(&path).unwrap();
+        Self(path)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 
@@ -258,8 +291,8 @@ async fn function_binaries_serve_an_mcp_session_under_cargo_lambda_watch() {
         .mount(&tool_service)
         .await;
 
-    let scratch = std::env::temp_dir().join(format!("mcp-lambda-watch-{}", std::process::id()));
-    std::fs::create_dir_all(&scratch).unwrap();
+    let scratch_dir = Scratch::new();
+    let scratch = scratch_dir.0.as_path();
     let manifest_path = scratch.join("manifest.json");
     std::fs::write(&manifest_path, manifest(&tool_service.uri()).to_string()).unwrap();
     let env_file = scratch.join("functions.env");
@@ -308,7 +341,4 @@ async fn function_binaries_serve_an_mcp_session_under_cargo_lambda_watch() {
     let result = hr.call("leave_balance", json!({})).await;
     assert_eq!(result["isError"], false, "{result}");
     assert_eq!(result["content"][0]["text"], r#"{"days":12}"#);
-
-    drop(watch);
-    let _ = std::fs::remove_dir_all(&scratch);
 }
