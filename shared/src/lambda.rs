@@ -138,9 +138,14 @@ fn event_path(request: &lambda_http::Request) -> &str {
 /// Percent-encodes the bytes a URI path cannot hold as they are (a REST API event's `path` is
 /// decoded), keeping existing escapes.
 fn encode_path(path: &str) -> String {
+    let bytes = path.as_bytes();
     let mut encoded = String::with_capacity(path.len());
-    for byte in path.bytes() {
-        if byte.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@/%".contains(&byte) {
+    for (i, &byte) in bytes.iter().enumerate() {
+        let is_escape = byte == b'%'
+            && bytes.len() > i + 2
+            && bytes[i + 1].is_ascii_hexdigit()
+            && bytes[i + 2].is_ascii_hexdigit();
+        if is_escape || byte.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@/".contains(&byte) {
             encoded.push(char::from(byte));
         } else {
             encoded.push_str(&format!("%{byte:02X}"));
@@ -232,6 +237,8 @@ mod tests {
         assert_eq!(encode_path("/mcp/core"), "/mcp/core");
         assert_eq!(encode_path("/mcp/a b"), "/mcp/a%20b");
         assert_eq!(encode_path("/mcp/%20"), "/mcp/%20");
+        assert_eq!(encode_path("/mcp/50%"), "/mcp/50%25");
+        assert_eq!(encode_path("/mcp/%zz"), "/mcp/%25zz");
         assert_eq!(encode_path("/mcp/é"), "/mcp/%C3%A9");
     }
 }

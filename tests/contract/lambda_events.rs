@@ -124,6 +124,24 @@ async fn p9_rest_api_stage_named_like_the_first_path_segment_is_still_removed_on
 }
 
 #[tokio::test]
+async fn p3_decoded_rest_api_path_that_no_uri_can_hold_is_an_invalid_route_key_not_a_404() {
+    let h = Harness::dynamic().await;
+    for raw_path in ["/mcp/a b", "/mcp/50%", "/mcp/\u{d734}\u{ac00}"] {
+        let mut event = fixture("apigw-v1-stage-post.json");
+        event["path"] = json!(raw_path);
+        event["requestContext"]["path"] = json!(format!("/prod{raw_path}"));
+        let reply = serve(&h, parse(&event)).await;
+        assert_eq!(reply.status, 200, "{raw_path}: {}", reply.text);
+        let body = reply.json();
+        assert_eq!(
+            body["error"]["message"], "route key is invalid",
+            "{raw_path}"
+        );
+        assert_eq!(body["id"], "init-1");
+    }
+}
+
+#[tokio::test]
 async fn p9_rest_api_stage_get_is_405_not_404_or_redirect() {
     let h = Harness::fixed().await;
     let reply = serve(&h, parse(&fixture("apigw-v1-stage-get.json"))).await;
