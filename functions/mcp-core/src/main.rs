@@ -2,7 +2,6 @@
 //! `MCP_*` variables over the fixed defaults, the gateway built once per cold start, every event
 //! served by the shared service.
 
-use std::convert::Infallible;
 use std::sync::Arc;
 
 use mcp_gateway::telemetry::{LogFormat, init};
@@ -12,9 +11,5 @@ use mcp_gateway::{Config, Gateway};
 async fn main() -> Result<(), lambda_http::Error> {
     init(LogFormat::Json);
     let gateway = Arc::new(Gateway::from_env_or_broken(Config::fixed_defaults()).await?);
-    lambda_http::run(lambda_http::service_fn(move |event| {
-        let gateway = Arc::clone(&gateway);
-        async move { Ok::<_, Infallible>(mcp_gateway::lambda::handle_event(&gateway, event).await) }
-    }))
-    .await
+    mcp_gateway::lambda::run(gateway).await
 }
