@@ -159,15 +159,7 @@ impl<I: ToolInvoker> Gateway<I> {
         let started = Instant::now();
         let (parts, body) = request.into_parts();
         let correlation = policy::correlation(&parts.headers);
-        let mut usage = UsageEvent {
-            route: None,
-            method: None,
-            tool: None,
-            outcome: Outcome::Ok,
-            status: 200,
-            guid: correlation.guid.clone(),
-            request_id: correlation.request_id.clone(),
-        };
+        let mut usage = UsageEvent::new(correlation.guid.clone(), correlation.request_id.clone());
         let reply = self
             .process(&parts, body, context, &correlation, &mut usage)
             .await;
@@ -240,6 +232,8 @@ impl<I: ToolInvoker> Gateway<I> {
             Err(error) => return rpc_error(error),
         };
         usage.route = Some(route_key.to_string());
+        // Without a snapshot a dynamic route key is well-formed but unchecked (CONTRACT P3).
+        usage.route_checked = config.routing == RoutingMode::Fixed || snapshot.is_some();
         let caller = match policy::check_caller_headers(headers) {
             Ok(caller) => caller,
             Err(error) => return rpc_error(error),
@@ -357,6 +351,7 @@ impl<I: ToolInvoker> Gateway<I> {
         let body = match reply {
             Reply::Http(rejection) => {
                 usage.outcome = Outcome::HttpError;
+                usage.rejection = Some(rejection.code());
                 builder = builder
                     .status(rejection.status())
                     .header(header::CONTENT_TYPE, json);
