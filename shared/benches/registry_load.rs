@@ -1,7 +1,10 @@
 //! Cold-start load of a 1,000-tool manifest: parse, validate, compile every `inputSchema`,
 //! pre-serialize `tools/list` (CONTRACT R1, R5; STYLE 10).
 
-#![expect(missing_docs, reason = "criterion_group! generates an undocumented function")]
+#![expect(
+    missing_docs,
+    reason = "criterion_group! generates an undocumented function"
+)]
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use mcp_gateway::registry::compile_bytes;
