@@ -92,7 +92,8 @@ impl Gateway<HttpInvoker> {
                 }
             },
         };
-        Ok(Self::with_registry(config, registry, HttpInvoker::new()?))
+        let invoker = HttpInvoker::from_config(&config)?;
+        Ok(Self::with_registry(config, registry, invoker))
     }
 
     /// [`Gateway::from_config`] over `MCP_*` variables applied to `defaults`. A broken
@@ -106,10 +107,11 @@ impl Gateway<HttpInvoker> {
             Ok(config) => Self::from_config(config).await,
             Err(error) => {
                 tracing::error!(%error, "gateway configuration is broken; tool methods answer -32603");
+                let invoker = HttpInvoker::from_config(&defaults)?;
                 Ok(Self::with_registry(
                     defaults,
                     Registry::unavailable("the gateway configuration is broken"),
-                    HttpInvoker::new()?,
+                    invoker,
                 ))
             }
         }

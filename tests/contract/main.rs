@@ -7,4 +7,5 @@ mod manifests;
 mod registry;
 mod rejections;
 mod sources;
+mod tool_faults;
 mod tool_service;
