@@ -21,7 +21,9 @@ use std::hint::black_box;
 use bytes::Bytes;
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use http::{Request, StatusCode};
-use mcp_gateway::invoke::{InvokeError, ToolInvoker, ToolRequest, ToolResponse, map_tool_answer};
+use mcp_gateway::invoke::{
+    InvokeError, ResultShape, ToolInvoker, ToolRequest, ToolResponse, map_tool_answer,
+};
 use mcp_gateway::registry::{Snapshot, ToolLookup, compile_bytes};
 use mcp_gateway::{Config, Gateway, InvocationContext, RequestBody};
 use serde_json::{Value, json};
@@ -324,6 +326,7 @@ fn result_mapping(c: &mut Criterion) {
                     body: answer.clone(),
                 }),
                 black_box(3),
+                ResultShape::default(),
             )
         });
     });

@@ -137,6 +137,12 @@ pub struct Config {
     pub max_manifest_bytes: usize,
     /// `MCP_INSTRUCTIONS`: `instructions` for `initialize` results, unset by default (CONTRACT L1).
     pub instructions: Option<String>,
+    /// `MCP_TOOL_CONNECT_TIMEOUT_MS`: time limit of one Tool Service connection, default
+    /// 3,000 ms (within the tool's own timeout, CONTRACT X7).
+    pub tool_connect_timeout_ms: u64,
+    /// `MCP_TOOL_PROXY`: an `http://` or `https://` proxy for Tool Service calls. Unset by
+    /// default, and then no proxy is used, whatever `HTTP_PROXY`/`HTTPS_PROXY` say.
+    pub tool_proxy: Option<String>,
 }
 
 const MIB: usize = 1024 * 1024;
@@ -162,6 +168,8 @@ impl Config {
             registry_timeout_ms: 5_000,
             max_manifest_bytes: 16 * MIB,
             instructions: None,
+            tool_connect_timeout_ms: 3_000,
+            tool_proxy: None,
         }
     }
 
@@ -281,6 +289,24 @@ impl Config {
                 }
             };
         }
+        read_number(
+            &get,
+            "MCP_TOOL_CONNECT_TIMEOUT_MS",
+            &mut config.tool_connect_timeout_ms,
+        )?;
+        if let Some(proxy) = get("MCP_TOOL_PROXY") {
+            let proxy = proxy.trim();
+            let parsed = reqwest::Url::parse(proxy)
+                .ok()
+                .filter(|url| matches!(url.scheme(), "http" | "https") && url.host_str().is_some());
+            if parsed.is_none() {
+                return Err(bad(
+                    "MCP_TOOL_PROXY",
+                    "expected an http:// or https:// proxy URL".into(),
+                ));
+            }
+            config.tool_proxy = Some(proxy.to_string());
+        }
         if let Some(text) = get("MCP_INSTRUCTIONS") {
             config.instructions = Some(text);
         }
@@ -380,6 +406,13 @@ mod tests {
             RegistrySource::File("/tmp/m.json".into())
         );
         assert_eq!(c.profile, Profile::Local);
+        let c = with(&[
+            ("MCP_TOOL_PROXY", "http://proxy.internal:3128"),
+            ("MCP_TOOL_CONNECT_TIMEOUT_MS", "750"),
+        ])
+        .unwrap();
+        assert_eq!(c.tool_proxy.as_deref(), Some("http://proxy.internal:3128"));
+        assert_eq!(c.tool_connect_timeout_ms, 750);
     }
 
     #[test]
@@ -403,6 +436,18 @@ mod tests {
         assert_eq!(
             with(&[("MCP_ENDPOINT_PATH", "mcp")]).unwrap_err().variable,
             "MCP_ENDPOINT_PATH"
+        );
+        assert_eq!(
+            with(&[("MCP_TOOL_PROXY", "socks5://proxy:1080")])
+                .unwrap_err()
+                .variable,
+            "MCP_TOOL_PROXY"
+        );
+        assert_eq!(
+            with(&[("MCP_TOOL_CONNECT_TIMEOUT_MS", "0")])
+                .unwrap_err()
+                .variable,
+            "MCP_TOOL_CONNECT_TIMEOUT_MS"
         );
         assert_eq!(
             with(&[("MCP_REGISTRY_SOURCE", "ftp://x")])

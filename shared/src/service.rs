@@ -92,7 +92,8 @@ impl Gateway<HttpInvoker> {
                 }
             },
         };
-        Ok(Self::with_registry(config, registry, HttpInvoker::new()?))
+        let invoker = HttpInvoker::from_config(&config)?;
+        Ok(Self::with_registry(config, registry, invoker))
     }
 
     /// [`Gateway::from_config`] over `MCP_*` variables applied to `defaults`. A broken
@@ -106,10 +107,11 @@ impl Gateway<HttpInvoker> {
             Ok(config) => Self::from_config(config).await,
             Err(error) => {
                 tracing::error!(%error, "gateway configuration is broken; tool methods answer -32603");
+                let invoker = HttpInvoker::from_config(&defaults)?;
                 Ok(Self::with_registry(
                     defaults,
                     Registry::unavailable("the gateway configuration is broken"),
-                    HttpInvoker::new()?,
+                    invoker,
                 ))
             }
         }
@@ -159,15 +161,7 @@ impl<I: ToolInvoker> Gateway<I> {
         let started = Instant::now();
         let (parts, body) = request.into_parts();
         let correlation = policy::correlation(&parts.headers);
-        let mut usage = UsageEvent {
-            route: None,
-            method: None,
-            tool: None,
-            outcome: Outcome::Ok,
-            status: 200,
-            guid: correlation.guid.clone(),
-            request_id: correlation.request_id.clone(),
-        };
+        let mut usage = UsageEvent::new(correlation.guid.clone(), correlation.request_id.clone());
         let reply = self
             .process(&parts, body, context, &correlation, &mut usage)
             .await;
@@ -240,6 +234,8 @@ impl<I: ToolInvoker> Gateway<I> {
             Err(error) => return rpc_error(error),
         };
         usage.route = Some(route_key.to_string());
+        // Without a snapshot a dynamic route key is well-formed but unchecked (CONTRACT P3).
+        usage.route_checked = config.routing == RoutingMode::Fixed || snapshot.is_some();
         let caller = match policy::check_caller_headers(headers) {
             Ok(caller) => caller,
             Err(error) => return rpc_error(error),
@@ -357,6 +353,7 @@ impl<I: ToolInvoker> Gateway<I> {
         let body = match reply {
             Reply::Http(rejection) => {
                 usage.outcome = Outcome::HttpError;
+                usage.rejection = Some(rejection.code());
                 builder = builder
                     .status(rejection.status())
                     .header(header::CONTENT_TYPE, json);

@@ -9,5 +9,6 @@ mod manifests;
 mod registry;
 mod rejections;
 mod sources;
+mod tool_faults;
 mod tool_results;
 mod tool_service;

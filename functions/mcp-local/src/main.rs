@@ -73,7 +73,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if let Err(error) = &snapshot {
         tracing::error!(%error, "registry snapshot not loaded; tool methods answer -32603");
     }
-    let gateway = Arc::new(Gateway::new(config.clone(), snapshot, HttpInvoker::new()?));
+    let gateway = Arc::new(Gateway::new(
+        config.clone(),
+        snapshot,
+        HttpInvoker::from_config(&config)?,
+    ));
 
     let listener = tokio::net::TcpListener::bind(args.listen).await?;
     let addr = listener.local_addr()?;

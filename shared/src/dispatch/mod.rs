@@ -17,6 +17,7 @@ use crate::invoke::ToolInvoker;
 use crate::policy::{CallerHeaders, Correlation};
 use crate::protocol::{ErrorObject, ProtocolVersion, RequestId, methods};
 use crate::registry::Route;
+use crate::usage::ToolUse;
 
 /// Everything a method handler may read about the request it serves.
 pub(crate) struct Call<'a> {
@@ -51,14 +52,15 @@ pub(crate) enum MethodOutcome {
     Error(ErrorObject),
 }
 
-/// Runs one request. `tool` receives the tool name of a `tools/call` for the usage log.
+/// Runs one request. `tool` receives the tool name of a `tools/call`, and the Tool Service
+/// call's duration once it was made, for the usage log (CONTRACT U1).
 pub(crate) async fn dispatch<I: ToolInvoker>(
     call: &Call<'_>,
     invoker: &I,
     id: &RequestId,
     method: &str,
     params: Option<&Map<String, Value>>,
-    tool: &mut Option<String>,
+    tool: &mut ToolUse,
 ) -> MethodOutcome {
     match method {
         methods::INITIALIZE => initialize::handle(call, id),

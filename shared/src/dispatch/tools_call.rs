@@ -13,6 +13,7 @@ use crate::invoke::{ToolInvoker, ToolRequest, map_tool_answer, oversized_result}
 use crate::policy::CallerHeaders;
 use crate::protocol::{ErrorObject, RequestId, encode_response};
 use crate::registry::{Tool, ToolLookup};
+use crate::usage::ToolUse;
 
 /// One `inputSchema` violation as `-32602` detail text (CONTRACT X2): a missing property is
 /// `'<name>' is required`, other violations carry the JSON pointer of the offending value.
@@ -99,7 +100,7 @@ pub(super) async fn handle<I: ToolInvoker>(
     invoker: &I,
     id: &RequestId,
     params: Option<&Map<String, Value>>,
-    tool_name: &mut Option<String>,
+    tool_use: &mut ToolUse,
 ) -> MethodOutcome {
     let error = |e| MethodOutcome::Error(e);
     let Some(params) = params else {
@@ -110,7 +111,7 @@ pub(super) async fn handle<I: ToolInvoker>(
         Some(Value::String(name)) => name,
         Some(_) => return error(ErrorObject::invalid_params("'name' must be a string")),
     };
-    *tool_name = Some(name.clone());
+    tool_use.name = Some(name.clone());
     let empty = Value::Object(Map::new());
     let arguments = match params.get("arguments") {
         None => &empty,
@@ -148,6 +149,7 @@ pub(super) async fn handle<I: ToolInvoker>(
     let started = Instant::now();
     let answer = invoker.invoke(request).await;
     let search_time_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    tool_use.latency_ms = Some(search_time_ms);
     let mut result = map_tool_answer(answer, search_time_ms, tool.result_shape());
     let mut body = encode_response(id, &result);
     if body.len() > call.config.max_response_bytes {

@@ -1,11 +1,33 @@
 //! The reqwest Tool Service invoker: one client per instance with connection reuse, no redirects,
 //! a hard byte cap on bodies and one timeout over the whole exchange (CONTRACT X4, X6, X7).
+//!
+//! - Redirects are never followed: a 3xx is an `isError` result, so caller headers never travel
+//!   to another host.
+//! - The body is read chunk by chunk and reading stops at `max_response_bytes`; an announced
+//!   `Content-Length` over the cap is refused before reading. The whole exchange, body
+//!   included, runs under the tool's effective timeout, so an endless or trickling body cannot
+//!   hold the function past it.
+//! - A 2xx answer must be JSON or plain text: an HTML page (a proxy's login or error page
+//!   served with 200) is an `isError` result, not a tool's answer.
+//! - No proxy from the environment (`HTTP_PROXY` …) unless `MCP_TOOL_PROXY` names one; no
+//!   response decompression (no compression bombs); TCP keep-alive and an idle pool under the
+//!   usual 60 s load-balancer idle timeout.
 
 use std::time::Duration;
 
 use bytes::BytesMut;
 
 use super::{InvokeError, ToolInvoker, ToolRequest, ToolResponse};
+use crate::config::Config;
+use crate::registry::MAX_TOOL_TIMEOUT_MS;
+
+/// How long an idle pooled connection is kept, below the 60 s idle timeout of common load
+/// balancers so that a reused connection is rarely one the far side already closed.
+const POOL_IDLE_TIMEOUT: Duration = Duration::from_secs(50);
+/// TCP keep-alive probe interval of Tool Service connections.
+const TCP_KEEPALIVE: Duration = Duration::from_secs(30);
+/// Longest `Content-Type` quoted in an `isError` text, in bytes.
+const MAX_QUOTED_CONTENT_TYPE_BYTES: usize = 64;
 
 /// Calls Tool Services over HTTP(S) with one shared `reqwest::Client`.
 #[derive(Debug, Clone)]
@@ -14,26 +36,45 @@ pub struct HttpInvoker {
 }
 
 impl HttpInvoker {
-    /// Builds the client: keep-alive pool, no redirects (a 3xx is a tool error), no proxy from
-    /// the environment, 5 s connect timeout.
+    /// The client of [`Config::fixed_defaults`]: 3 s connect timeout, no proxy.
     ///
     /// # Errors
     /// The reqwest builder's error when TLS cannot be set up.
     pub fn new() -> Result<Self, reqwest::Error> {
-        let client = reqwest::Client::builder()
+        Self::from_config(&Config::fixed_defaults())
+    }
+
+    /// Builds the client: keep-alive pool, no redirects (a 3xx is a tool error), the
+    /// `MCP_TOOL_PROXY` proxy or none (never one from the environment), connect timeout
+    /// `MCP_TOOL_CONNECT_TIMEOUT_MS`, and a total timeout of the longest tool timeout as a
+    /// backstop behind each call's own (CONTRACT X7).
+    ///
+    /// # Errors
+    /// The reqwest builder's error when TLS cannot be set up or the proxy URL is unusable.
+    pub fn from_config(config: &Config) -> Result<Self, reqwest::Error> {
+        let mut builder = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
+            .referer(false)
             .no_proxy()
-            .connect_timeout(Duration::from_secs(5))
-            .pool_idle_timeout(Duration::from_secs(60))
+            .connect_timeout(Duration::from_millis(config.tool_connect_timeout_ms))
+            .timeout(Duration::from_millis(MAX_TOOL_TIMEOUT_MS))
+            .pool_idle_timeout(POOL_IDLE_TIMEOUT)
+            .tcp_keepalive(TCP_KEEPALIVE)
             .tcp_nodelay(true)
-            .user_agent(concat!("mcp-gateway/", env!("CARGO_PKG_VERSION")))
-            .build()?;
-        Ok(Self { client })
+            .user_agent(concat!("mcp-gateway/", env!("CARGO_PKG_VERSION")));
+        if let Some(proxy) = &config.tool_proxy {
+            builder = builder.proxy(reqwest::Proxy::all(proxy)?);
+        }
+        Ok(Self {
+            client: builder.build()?,
+        })
     }
 }
 
-fn classify(error: &reqwest::Error) -> InvokeError {
-    if error.is_connect() {
+fn classify(error: &reqwest::Error, timeout_ms: u64) -> InvokeError {
+    if error.is_timeout() {
+        InvokeError::Timeout { timeout_ms }
+    } else if error.is_connect() {
         InvokeError::Connect
     } else if error.is_body() || error.is_decode() {
         InvokeError::Transport {
@@ -46,13 +87,50 @@ fn classify(error: &reqwest::Error) -> InvokeError {
     }
 }
 
+/// Whether a 2xx answer's `Content-Type` is one the gateway turns into a result: none, JSON
+/// (`application/json`, `application/*+json`) or plain text (`text/plain`, `text/markdown`).
+fn is_result_media_type(content_type: Option<&http::HeaderValue>) -> bool {
+    let Some(value) = content_type else {
+        return true;
+    };
+    let Ok(value) = value.to_str() else {
+        return false;
+    };
+    let essence = value
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    matches!(
+        essence.as_str(),
+        "application/json" | "text/plain" | "text/markdown"
+    ) || essence
+        .strip_prefix("application/")
+        .is_some_and(|subtype| subtype.ends_with("+json"))
+}
+
+/// The `Content-Type` as quoted in an `isError` text: printable ASCII, cut short.
+fn quoted_content_type(content_type: Option<&http::HeaderValue>) -> String {
+    let text: String = content_type
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+        .unwrap_or_default()
+        .chars()
+        .filter(|c| c.is_ascii_graphic() || *c == ' ')
+        .take(MAX_QUOTED_CONTENT_TYPE_BYTES)
+        .collect();
+    text
+}
+
 impl ToolInvoker for HttpInvoker {
     async fn invoke(&self, request: ToolRequest) -> Result<ToolResponse, InvokeError> {
         let timeout = request.timeout;
+        let timeout_ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
         let limit = request.max_response_bytes;
         let mut builder = self
             .client
             .request(request.method, &request.endpoint)
+            .timeout(timeout)
             .header(http::header::CONTENT_TYPE, "application/json")
             .header(
                 http::header::ACCEPT,
@@ -63,7 +141,7 @@ impl ToolInvoker for HttpInvoker {
             builder = builder.header(name, value);
         }
         let exchange = async move {
-            let mut response = builder.send().await.map_err(|e| classify(&e))?;
+            let mut response = builder.send().await.map_err(|e| classify(&e, timeout_ms))?;
             let status = response.status();
             if response
                 .content_length()
@@ -71,8 +149,18 @@ impl ToolInvoker for HttpInvoker {
             {
                 return Err(InvokeError::ResponseTooLarge { limit_bytes: limit });
             }
+            let content_type = response.headers().get(http::header::CONTENT_TYPE);
+            if status.is_success() && !is_result_media_type(content_type) {
+                return Err(InvokeError::UnexpectedContentType {
+                    content_type: quoted_content_type(content_type),
+                });
+            }
             let mut body = BytesMut::new();
-            while let Some(chunk) = response.chunk().await.map_err(|e| classify(&e))? {
+            while let Some(chunk) = response
+                .chunk()
+                .await
+                .map_err(|e| classify(&e, timeout_ms))?
+            {
                 if body.len() + chunk.len() > limit {
                     return Err(InvokeError::ResponseTooLarge { limit_bytes: limit });
                 }
@@ -85,8 +173,40 @@ impl ToolInvoker for HttpInvoker {
         };
         tokio::time::timeout(timeout, exchange)
             .await
-            .unwrap_or(Err(InvokeError::Timeout {
-                timeout_ms: u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX),
-            }))
+            .unwrap_or(Err(InvokeError::Timeout { timeout_ms }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use http::HeaderValue;
+
+    use super::*;
+
+    #[test]
+    fn x6_only_json_and_plain_text_are_results() {
+        let ok = |v: &str| is_result_media_type(Some(&HeaderValue::from_str(v).unwrap()));
+        assert!(is_result_media_type(None));
+        assert!(ok("application/json"));
+        assert!(ok("Application/JSON; charset=utf-8"));
+        assert!(ok("application/problem+json"));
+        assert!(ok("text/plain;charset=UTF-8"));
+        assert!(ok("text/markdown"));
+        assert!(!ok("text/html; charset=utf-8"));
+        assert!(!ok("application/xml"));
+        assert!(!ok("application/octet-stream"));
+        assert!(!ok("text/json+html"));
+        assert!(!ok(""));
+    }
+
+    #[test]
+    fn x6_quoted_content_type_is_printable_and_short() {
+        let long = HeaderValue::from_str(&format!("text/{}", "x".repeat(200))).unwrap();
+        assert_eq!(
+            quoted_content_type(Some(&long)).len(),
+            MAX_QUOTED_CONTENT_TYPE_BYTES
+        );
+        let odd = HeaderValue::from_bytes(b"text/html\xff\xfe").unwrap();
+        assert_eq!(quoted_content_type(Some(&odd)), "text/html");
     }
 }

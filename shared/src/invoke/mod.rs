@@ -68,6 +68,15 @@ pub enum InvokeError {
         /// `MCP_MAX_TOOL_RESPONSE_BYTES`.
         limit_bytes: usize,
     },
+    /// A 2xx answer that is neither JSON nor plain text (e.g. an HTML page); its body is not
+    /// read.
+    #[error(
+        "Tool Service answered with content type '{content_type}', which is neither JSON nor plain text"
+    )]
+    UnexpectedContentType {
+        /// The `Content-Type` sent, printable ASCII only, cut short.
+        content_type: String,
+    },
     /// The exchange failed mid-way (reset, malformed HTTP).
     #[error("Tool Service call failed ({kind})")]
     Transport {
