@@ -2,6 +2,7 @@
 //! pipeline, with a real Tool Service on loopback (CONTRACT P, H, C, L, T, X, E).
 
 mod golden;
+mod hostile_input;
 mod lambda_events;
 mod manifests;
 mod registry;
