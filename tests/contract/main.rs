@@ -3,6 +3,7 @@
 //! result formats (`structuredContent`, MCP-native results).
 
 mod golden;
+mod hostile_input;
 mod lambda_deadline;
 mod lambda_events;
 mod manifests;

@@ -1,6 +1,6 @@
 //! End-to-end tests of the real `mcp-local` binary on a free loopback port: the README curl
-//! walk-through, the usage log's canary checks (CONTRACT U1, C6), and HTTP policy over a real
-//! socket (CONTRACT H1, H6, H7).
+//! walk-through, the usage log's canary checks and EMF metrics (CONTRACT U1, U2, C6), and HTTP
+//! policy over a real socket, rejected before any tool use (CONTRACT H1, H5, H6, H7).
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -254,6 +254,19 @@ fn usage_log_has_one_event_per_request_and_never_the_canaries() {
     assert!(usage[0]["duration_ms"].is_u64());
     assert_eq!(usage[1]["outcome"], "rpc_error");
     assert_eq!(usage[1]["code"], -32602);
+    // The same line is an EMF document: request metrics, and tool metrics for tool use only.
+    assert!(
+        usage[0]["_aws"]["CloudWatchMetrics"].is_array(),
+        "{}",
+        usage[0]
+    );
+    assert_eq!(usage[0]["Requests"], 1);
+    assert_eq!(usage[0]["ToolCalls"], 1);
+    assert_eq!(usage[0]["ToolErrors"], 0);
+    assert_eq!(usage[0]["Tool"], "create_ticket");
+    assert!(usage[0]["ToolLatency"].is_u64());
+    assert_eq!(usage[1]["FailedRequests"], 1);
+    assert!(usage[1].get("ToolCalls").is_none(), "{}", usage[1]);
 
     let logs = server.logs.lock().unwrap().join("\n");
     for secret in [&canary, &employee, &virtual_employee, &session, &argument] {
@@ -323,4 +336,174 @@ fn registry_file_source_and_dynamic_routing_are_configured_by_environment() {
     ));
     let value: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(value["error"]["message"], "route key is not registered");
+}
+
+/// A Tool Service on loopback that answers every request after `delay`, counting calls.
+fn slow_tool_service(delay: Duration) -> (String, Arc<std::sync::atomic::AtomicUsize>) {
+    use std::io::{Read, Write};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/slow", listener.local_addr().unwrap());
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&calls);
+    std::thread::spawn(move || {
+        for stream in listener.incoming().map_while(Result::ok) {
+            let counter = Arc::clone(&counter);
+            std::thread::spawn(move || {
+                let mut stream = stream;
+                let mut request = Vec::new();
+                let mut buffer = [0_u8; 4096];
+                while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match stream.read(&mut buffer) {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => request.extend_from_slice(&buffer[..n]),
+                    }
+                }
+                counter.fetch_add(1, Ordering::SeqCst);
+                std::thread::sleep(delay);
+                let _ = stream.write_all(
+                    b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 11\r\n\r\n{\"ok\":true}",
+                );
+            });
+        }
+    });
+    (url, calls)
+}
+
+#[test]
+fn u2_a_client_that_disconnects_before_the_answer_still_produces_its_usage_event() {
+    use std::io::Write;
+    use std::sync::atomic::Ordering;
+
+    let (endpoint, calls) = slow_tool_service(Duration::from_millis(1500));
+    let manifest = json!({"tools": [{
+        "name": "slow_search", "inputSchema": {"type": "object"},
+        "_meta": {"endpoint": endpoint, "timeoutMs": 10000}
+    }]});
+    let path = std::env::temp_dir().join(format!("mcp-local-u2-{}.json", std::process::id()));
+    std::fs::write(&path, manifest.to_string()).unwrap();
+    let source = format!("file:{}", path.display());
+    let server = LocalServer::start(&[("MCP_REGISTRY_SOURCE", &source), ("MCP_PROFILE", "prod")]);
+
+    let request_id = format!("gone-{}", std::process::id());
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "slow_search", "arguments": {}}})
+    .to_string();
+    let addr = server.base.trim_start_matches("http://").to_string();
+    let mut stream = std::net::TcpStream::connect(&addr).unwrap();
+    write!(
+        stream,
+        "POST /mcp/core HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\n\
+         mcp-protocol-version: 2025-11-25\r\nx-request-id: {request_id}\r\n\
+         content-length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    stream.flush().unwrap();
+    // The client leaves while the Tool Service is still working on the call.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while calls.load(Ordering::SeqCst) == 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(
+        calls.load(Ordering::SeqCst),
+        1,
+        "the call reached the Tool Service"
+    );
+    drop(stream);
+
+    let usage = server.usage_events(&request_id, 1);
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(
+        usage.len(),
+        1,
+        "the event is written after the client left: {usage:?}"
+    );
+    assert_eq!(usage[0]["method"], "tools/call");
+    assert_eq!(usage[0]["tool"], "slow_search");
+    assert_eq!(usage[0]["outcome"], "ok");
+    assert!(usage[0]["tool_ms"].as_u64().is_some_and(|ms| ms > 0));
+    assert_eq!(usage[0]["ToolCalls"], 1);
+}
+
+/// The ticket number `create_ticket` hands out next, read by creating one.
+fn next_ticket(server: &LocalServer) -> u64 {
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "create_ticket", "arguments": {"title": "probe", "priority": "low"}}});
+    let (status, body) = post(server, &[("MCP-Protocol-Version", "2025-11-25")], &call);
+    assert_eq!(status, 200, "{body}");
+    let value: Value = serde_json::from_str(&body).unwrap();
+    let ticket: Value =
+        serde_json::from_str(value["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    ticket["ticketId"]
+        .as_str()
+        .and_then(|t| t.strip_prefix("IT-"))
+        .and_then(|n| n.parse().ok())
+        .unwrap()
+}
+
+#[test]
+fn h1_h5_h6_h7_rejections_happen_before_any_tool_use_and_are_logged_as_failed_requests() {
+    let server = LocalServer::start(&[("MCP_MAX_REQUEST_BYTES", "2048")]);
+    let employee = format!("EMP-canary{}-9", std::process::id());
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "create_ticket", "arguments": {"title": "t", "priority": "low"}}});
+    let big = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "create_ticket",
+                   "arguments": {"title": "y".repeat(4096), "priority": "low"}}});
+    let rid = |what: &str| format!("{what}-{}", std::process::id());
+    let before = next_ticket(&server);
+
+    let with = |extra: (&str, &str), request_id: &str, body: &Value| {
+        post(
+            &server,
+            &[
+                ("MCP-Protocol-Version", "2025-11-25"),
+                ("employee-no", employee.as_str()),
+                ("x-request-id", request_id),
+                extra,
+            ],
+            body,
+        )
+    };
+    assert_eq!(
+        with(("Origin", "https://evil.example"), &rid("origin"), &call).0,
+        403
+    );
+    assert_eq!(
+        with(("Host", "attacker.example"), &rid("host"), &call).0,
+        403
+    );
+    assert_eq!(with(("Accept", "*/*"), &rid("size"), &big).0, 413);
+    let out = run_shell(&format!(
+        "curl -s -o /dev/null -w '%{{http_code}}' -H 'x-request-id: {}' {}",
+        rid("get"),
+        server.url("/mcp/core")
+    ));
+    assert_eq!(out, "405");
+
+    // No create_ticket ran between the two probes: the rejected calls never reached it.
+    assert_eq!(next_ticket(&server), before + 1);
+
+    for (what, status, rejection) in [
+        ("origin", 403, "origin_not_allowed"),
+        ("host", 403, "host_not_allowed"),
+        ("size", 413, "payload_too_large"),
+        ("get", 405, "method_not_allowed"),
+    ] {
+        let usage = server.usage_events(&rid(what), 1);
+        assert_eq!(usage.len(), 1, "{what}: {usage:?}");
+        let event = &usage[0];
+        assert_eq!(event["outcome"], "http_error", "{what}: {event}");
+        assert_eq!(event["status"], status, "{what}: {event}");
+        assert_eq!(event["rejection"], rejection, "{what}: {event}");
+        assert_eq!(event["Requests"], 1, "{what}: {event}");
+        assert_eq!(event["FailedRequests"], 1, "{what}: {event}");
+        for absent in ["tool", "tool_ms", "method", "Tool", "ToolCalls"] {
+            assert!(event.get(absent).is_none(), "{what}: no {absent}: {event}");
+        }
+    }
+    let logs = server.logs.lock().unwrap().join("\n");
+    assert!(!logs.contains(&employee), "{employee} leaked into the log");
 }

@@ -4,35 +4,33 @@ use http::{HeaderMap, Method, header};
 
 use super::HttpRejection;
 
-/// CONTRACT H5: a present `Origin` must be one of `allowed` (exact match); none passes.
+/// CONTRACT H5: a present `Origin` must be one of `allowed` (exact match); none passes. When
+/// several `Origin` headers arrive, every one must be allowed.
 ///
 /// # Errors
 /// [`HttpRejection::OriginNotAllowed`].
 pub fn check_origin(headers: &HeaderMap, allowed: &[String]) -> Result<(), HttpRejection> {
-    match headers.get(header::ORIGIN) {
-        None => Ok(()),
-        Some(origin) => {
-            let origin = origin
-                .to_str()
-                .map_err(|_| HttpRejection::OriginNotAllowed)?;
-            let origin = origin.trim().trim_end_matches('/');
-            if allowed
-                .iter()
-                .any(|a| a.trim_end_matches('/').eq_ignore_ascii_case(origin))
-            {
-                Ok(())
-            } else {
-                Err(HttpRejection::OriginNotAllowed)
-            }
+    for origin in headers.get_all(header::ORIGIN) {
+        let origin = origin
+            .to_str()
+            .map_err(|_| HttpRejection::OriginNotAllowed)?;
+        let origin = origin.trim().trim_end_matches('/');
+        if !allowed
+            .iter()
+            .any(|a| a.trim_end_matches('/').eq_ignore_ascii_case(origin))
+        {
+            return Err(HttpRejection::OriginNotAllowed);
         }
     }
+    Ok(())
 }
 
 /// CONTRACT H6: when `allowed` is set, the `Host` (or the URI authority) must match an entry:
 /// `name` matches that host on any port, `name:port` matches exactly.
 ///
 /// # Errors
-/// [`HttpRejection::HostNotAllowed`], also when no host is given at all.
+/// [`HttpRejection::HostNotAllowed`], also when no host is given at all or more than one `Host`
+/// header is.
 pub fn check_host(
     headers: &HeaderMap,
     uri: &http::Uri,
@@ -41,6 +39,9 @@ pub fn check_host(
     let Some(allowed) = allowed else {
         return Ok(());
     };
+    if headers.get_all(header::HOST).iter().nth(1).is_some() {
+        return Err(HttpRejection::HostNotAllowed);
+    }
     let host = headers
         .get(header::HOST)
         .and_then(|h| h.to_str().ok())
@@ -101,21 +102,24 @@ fn media_type(value: &str) -> String {
 }
 
 /// CONTRACT H3: `application/json` or `application/json-rpc`, parameters allowed; a missing or
-/// empty `Content-Type` is read as JSON.
+/// empty `Content-Type` is read as JSON. When several `Content-Type` headers arrive, every one
+/// must say JSON.
 ///
 /// # Errors
 /// [`HttpRejection::UnsupportedMediaType`].
 pub fn check_content_type(headers: &HeaderMap) -> Result<(), HttpRejection> {
-    let Some(value) = headers.get(header::CONTENT_TYPE) else {
-        return Ok(());
-    };
-    let value = value
-        .to_str()
-        .map_err(|_| HttpRejection::UnsupportedMediaType)?;
-    match media_type(value).as_str() {
-        "" | "application/json" | "application/json-rpc" => Ok(()),
-        _ => Err(HttpRejection::UnsupportedMediaType),
+    for value in headers.get_all(header::CONTENT_TYPE) {
+        let value = value
+            .to_str()
+            .map_err(|_| HttpRejection::UnsupportedMediaType)?;
+        if !matches!(
+            media_type(value).as_str(),
+            "" | "application/json" | "application/json-rpc"
+        ) {
+            return Err(HttpRejection::UnsupportedMediaType);
+        }
     }
+    Ok(())
 }
 
 /// CONTRACT H2: an `Accept` must admit `application/json`, `application/*` or `*/*`; a missing
@@ -230,6 +234,39 @@ mod tests {
                 Err(HttpRejection::UnsupportedMediaType)
             );
         }
+    }
+
+    #[test]
+    fn h3_h5_h6_a_second_header_cannot_smuggle_a_value_past_the_first() {
+        let uri: http::Uri = "/mcp".parse().unwrap();
+        let json_then_text = headers(&[
+            ("content-type", "application/json"),
+            ("content-type", "text/plain"),
+        ]);
+        assert_eq!(
+            check_content_type(&json_then_text),
+            Err(HttpRejection::UnsupportedMediaType)
+        );
+        let allowed = vec!["https://agent.example".to_string()];
+        let two_origins = headers(&[
+            ("origin", "https://agent.example"),
+            ("origin", "https://evil.example"),
+        ]);
+        assert_eq!(
+            check_origin(&two_origins, &allowed),
+            Err(HttpRejection::OriginNotAllowed)
+        );
+        let same_twice = headers(&[
+            ("origin", "https://agent.example"),
+            ("origin", "https://agent.example"),
+        ]);
+        assert_eq!(check_origin(&same_twice, &allowed), Ok(()));
+        let two_hosts = headers(&[("host", "localhost"), ("host", "evil.example")]);
+        let hosts = vec!["localhost".to_string()];
+        assert_eq!(
+            check_host(&two_hosts, &uri, Some(&hosts)),
+            Err(HttpRejection::HostNotAllowed)
+        );
     }
 
     #[test]
