@@ -142,7 +142,7 @@ def ensure_nginx() -> str:
     nginx = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
     if nginx is None:
         run(["apt-get", "update", "-qq"])
-        run(["apt-get", "install", "-y", "-qq", "nginx-light"])
+        run(["apt-get", "install", "-y", "-qq", "nginx"])
         nginx = "/usr/sbin/nginx"
     return nginx
 
