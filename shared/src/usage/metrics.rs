@@ -142,15 +142,10 @@ impl tracing::field::Visit for UsageRecord {
     }
 
     fn record_i64(&mut self, field: &tracing::field::Field, value: i64) {
-        match field.name() {
-            "code" => self.code = Some(value),
-            other => {
-                if let Ok(value) = u64::try_from(value) {
-                    self.record_u64(field, value);
-                } else if other == "status" {
-                    self.status = None;
-                }
-            }
+        if field.name() == "code" {
+            self.code = Some(value);
+        } else if let Ok(value) = u64::try_from(value) {
+            self.record_u64(field, value);
         }
     }
 
