@@ -289,13 +289,15 @@ async fn r2_tool_service_manifest_over_http_200_5xx_timeout_and_wrong_content() 
 #[tokio::test]
 async fn r3_local_profile_falls_back_to_the_baked_sample_when_the_manifest_endpoint_fails() {
     let down = manifest_server(500, "", "text/plain").await;
-    let chain = SourceChain::new(
-        Box::new(HttpSource::new(format!("{}/manifest", down.uri())).unwrap()),
-        Some(Box::new(BakedSource("sample".into()))),
-        limits(5000),
-    );
+    let chain = manifest_chain(&down, Some(Box::new(BakedSource("sample".into()))));
     let snapshot = chain.load().await.unwrap();
     assert_eq!(snapshot.route("core").unwrap().server.name, "core-tools");
+}
+
+/// A chain whose configured source is `/manifest` on `server`, with an optional fallback.
+fn manifest_chain(server: &MockServer, fallback: Option<Box<dyn SnapshotSource>>) -> SourceChain {
+    let source = HttpSource::new(format!("{}/manifest", server.uri())).unwrap();
+    SourceChain::new(Box::new(source), fallback, limits(5000))
 }
 
 /// A clock the test moves by hand.
@@ -316,11 +318,7 @@ async fn r4_prod_answers_internal_error_then_recovers_once_per_retry_interval() 
         .respond_with(ResponseTemplate::new(503))
         .mount(&server)
         .await;
-    let chain = SourceChain::new(
-        Box::new(HttpSource::new(format!("{}/manifest", server.uri())).unwrap()),
-        None,
-        limits(5000),
-    );
+    let chain = manifest_chain(&server, None);
     let first = chain.load().await;
     assert!(first.is_err());
     let (clock, offset_s) = manual_clock();
@@ -397,11 +395,7 @@ async fn r4_a_failed_retry_waits_for_the_next_interval() {
         .respond_with(ResponseTemplate::new(500))
         .mount(&server)
         .await;
-    let chain = SourceChain::new(
-        Box::new(HttpSource::new(format!("{}/manifest", server.uri())).unwrap()),
-        None,
-        limits(5000),
-    );
+    let chain = manifest_chain(&server, None);
     let (clock, offset_s) = manual_clock();
     let registry = Registry::retrying(
         "the tool registry is not loaded",
