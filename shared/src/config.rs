@@ -5,6 +5,7 @@
 
 use std::fmt;
 
+use crate::auth::AuthConfig;
 use crate::protocol::ProtocolVersion;
 
 /// How the route is taken from the URL (CONTRACT P1).
@@ -143,6 +144,9 @@ pub struct Config {
     /// `MCP_TOOL_PROXY`: an `http://` or `https://` proxy for Tool Service calls. Unset by
     /// default, and then no proxy is used, whatever `HTTP_PROXY`/`HTTPS_PROXY` say.
     pub tool_proxy: Option<String>,
+    /// Inbound authentication: `MCP_AUTH`, `MCP_AUTH_TABLE`, `MCP_RATE_LIMIT`,
+    /// `MCP_AUTH_TIMEOUT_MS`, `MCP_RESOURCE_URL` and `MCP_OAUTH_*` (default: none).
+    pub auth: AuthConfig,
 }
 
 const MIB: usize = 1024 * 1024;
@@ -170,6 +174,7 @@ impl Config {
             instructions: None,
             tool_connect_timeout_ms: 3_000,
             tool_proxy: None,
+            auth: AuthConfig::default(),
         }
     }
 
@@ -310,6 +315,7 @@ impl Config {
         if let Some(text) = get("MCP_INSTRUCTIONS") {
             config.instructions = Some(text);
         }
+        config.auth = config.auth.from_env_with(&get)?;
         Ok(config)
     }
 

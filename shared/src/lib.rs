@@ -10,8 +10,10 @@
 //! - [`protocol`]: JSON-RPC envelope and error objects (CONTRACT E).
 //! - [`registry`]: the snapshot, its sources and manifest validation (CONTRACT R, M).
 //! - [`invoke`]: Tool Service calls and result mapping (CONTRACT X).
+//! - [`auth`]: inbound authentication, request limit and usage record (seed ADR 004).
 //! - [`lambda`]: the AWS Lambda adapter; [`usage`]: the per-request log event (CONTRACT U).
 
+pub mod auth;
 pub mod config;
 mod dispatch;
 pub mod invoke;

@@ -8,6 +8,7 @@ use std::time::Instant;
 use bytes::Bytes;
 use http::{HeaderValue, Request, Response, StatusCode, header, request::Parts};
 
+use crate::auth::{AuthRecord, AuthRejection, Authenticator, WELL_KNOWN_PREFIX};
 use crate::config::{Config, RoutingMode};
 use crate::dispatch::{Call, MethodOutcome, dispatch};
 use crate::invoke::{HttpInvoker, ToolInvoker};
@@ -42,11 +43,13 @@ pub enum GatewayError {
     Invoker(#[from] reqwest::Error),
 }
 
-/// The gateway: configuration, the registry snapshot of this warm instance and a tool invoker.
+/// The gateway: configuration, the registry snapshot of this warm instance, a tool invoker and,
+/// when `MCP_AUTH` asks for it, the inbound authenticator.
 pub struct Gateway<I = HttpInvoker> {
     config: Config,
     registry: Registry,
     invoker: I,
+    auth: Option<Authenticator>,
 }
 
 /// The `-32603` detail when no snapshot is loaded (CONTRACT X8).
@@ -64,6 +67,12 @@ enum Reply {
         session_id: Option<String>,
     },
     Accepted,
+    /// An authentication rejection: 401, 403, 429 or 503.
+    Auth(AuthRejection),
+    /// The protected-resource metadata document (RFC 9728), 200.
+    Metadata(Bytes),
+    /// A metadata path asked with another method than `GET`: 405 with `Allow: GET`.
+    MetadataMethodNotAllowed,
 }
 
 impl Gateway<HttpInvoker> {
@@ -93,7 +102,10 @@ impl Gateway<HttpInvoker> {
             },
         };
         let invoker = HttpInvoker::from_config(&config)?;
-        Ok(Self::with_registry(config, registry, invoker))
+        let auth = Authenticator::from_config(&config).await;
+        let mut gateway = Self::with_registry(config, registry, invoker);
+        gateway.auth = auth;
+        Ok(gateway)
     }
 
     /// [`Gateway::from_config`] over `MCP_*` variables applied to `defaults`. A broken
@@ -108,11 +120,18 @@ impl Gateway<HttpInvoker> {
             Err(error) => {
                 tracing::error!(%error, "gateway configuration is broken; tool methods answer -32603");
                 let invoker = HttpInvoker::from_config(&defaults)?;
-                Ok(Self::with_registry(
+                let mut gateway = Self::with_registry(
                     defaults,
                     Registry::unavailable("the gateway configuration is broken"),
                     invoker,
-                ))
+                );
+                // A deployment that asks for authentication is never served without it.
+                let asks_for_auth =
+                    std::env::var("MCP_AUTH").is_ok_and(|mode| !matches!(mode.trim(), "" | "none"));
+                if asks_for_auth {
+                    gateway.auth = Some(Authenticator::misconfigured());
+                }
+                Ok(gateway)
             }
         }
     }
@@ -136,7 +155,15 @@ impl<I: ToolInvoker> Gateway<I> {
             config,
             registry,
             invoker,
+            auth: None,
         }
+    }
+
+    /// This gateway with inbound authentication.
+    #[must_use]
+    pub fn with_auth(mut self, auth: Authenticator) -> Self {
+        self.auth = Some(auth);
+        self
     }
 
     /// The configuration in force.
@@ -185,6 +212,11 @@ impl<I: ToolInvoker> Gateway<I> {
         });
         if let Err(rejection) = checks {
             return Reply::Http(rejection);
+        }
+        if let Some(auth) = &self.auth
+            && let Some(reply) = self.authenticate(auth, parts, usage).await
+        {
+            return reply;
         }
         let Some(rest) = endpoint_rest(&config.endpoint_path, parts.uri.path()) else {
             return Reply::Http(HttpRejection::NotFound);
@@ -287,6 +319,63 @@ impl<I: ToolInvoker> Gateway<I> {
         }
     }
 
+    /// The authentication chain (after Host, before the method check): the protected-resource
+    /// metadata, unauthenticated and not counted, then the credential. `None` lets the request
+    /// go on.
+    async fn authenticate(
+        &self,
+        auth: &Authenticator,
+        parts: &Parts,
+        usage: &mut UsageEvent,
+    ) -> Option<Reply> {
+        let path = parts.uri.path();
+        if path.starts_with(WELL_KNOWN_PREFIX) {
+            return Some(self.metadata(auth, parts));
+        }
+        usage.auth = Some(auth.mode().label());
+        let route = endpoint_rest(&self.config.endpoint_path, path).and_then(|rest| {
+            match self.config.routing {
+                RoutingMode::Fixed => rest.is_empty().then(|| self.fixed_route_key()),
+                RoutingMode::Dynamic => rest.strip_prefix('/').filter(|key| is_route_key(key)),
+            }
+        });
+        let mut record = AuthRecord::default();
+        let result = auth.authenticate(&parts.headers, route, &mut record).await;
+        usage.auth_record = record;
+        result.err().map(Reply::Auth)
+    }
+
+    /// RFC 9728 metadata of a route in the OAuth modes; a JSON 404 in token mode and for any
+    /// other well-known path.
+    fn metadata(&self, auth: &Authenticator, parts: &Parts) -> Reply {
+        let Some(resource) = auth.resource().filter(|_| auth.mode().accepts_oauth()) else {
+            return Reply::Http(HttpRejection::NotFound);
+        };
+        let Some(route) = resource.metadata_route(parts.uri.path()) else {
+            return Reply::Http(HttpRejection::NotFound);
+        };
+        let registered = match (route, self.registry.current()) {
+            (Some(key), Some(snapshot)) => snapshot.route(key).is_some(),
+            _ => true,
+        };
+        if !registered {
+            return Reply::Http(HttpRejection::NotFound);
+        }
+        if parts.method != http::Method::GET {
+            return Reply::MetadataMethodNotAllowed;
+        }
+        Reply::Metadata(resource.document(route))
+    }
+
+    /// The route key of a fixed deployment: the last segment of its endpoint path (CONTRACT M).
+    fn fixed_route_key(&self) -> &str {
+        self.config
+            .endpoint_path
+            .rsplit('/')
+            .next()
+            .unwrap_or_default()
+    }
+
     /// CONTRACT P3, P4: the route key from the rest of the path after the endpoint path.
     fn route_key<'a>(
         &'a self,
@@ -300,12 +389,7 @@ impl<I: ToolInvoker> Gateway<I> {
                         "route key is not allowed for fixed endpoint path",
                     ));
                 }
-                Ok(self
-                    .config
-                    .endpoint_path
-                    .rsplit('/')
-                    .next()
-                    .unwrap_or_default())
+                Ok(self.fixed_route_key())
             }
             RoutingMode::Dynamic => {
                 let key = rest.strip_prefix('/').unwrap_or(rest);
@@ -381,6 +465,40 @@ impl<I: ToolInvoker> Gateway<I> {
             Reply::Accepted => {
                 builder = builder.status(StatusCode::ACCEPTED);
                 Bytes::new()
+            }
+            Reply::Auth(rejection) => {
+                usage.outcome = Outcome::HttpError;
+                usage.rejection = Some(rejection.code());
+                builder = builder
+                    .status(rejection.status())
+                    .header(header::CONTENT_TYPE, json);
+                for (name, value) in rejection.headers() {
+                    builder = builder.header(name, value);
+                }
+                rejection.body(&correlation.guid)
+            }
+            Reply::Metadata(document) => {
+                builder = builder
+                    .status(StatusCode::OK)
+                    .header(header::CONTENT_TYPE, json)
+                    .header(header::CACHE_CONTROL, "public, max-age=300");
+                document
+            }
+            Reply::MetadataMethodNotAllowed => {
+                usage.outcome = Outcome::HttpError;
+                usage.rejection = Some(HttpRejection::MethodNotAllowed.code());
+                builder = builder
+                    .status(StatusCode::METHOD_NOT_ALLOWED)
+                    .header(header::CONTENT_TYPE, json)
+                    .header(header::ALLOW, "GET");
+                Bytes::from(
+                    serde_json::json!({
+                        "error": HttpRejection::MethodNotAllowed.code(),
+                        "message": "method not allowed: the metadata document answers GET only",
+                        "guid": correlation.guid,
+                    })
+                    .to_string(),
+                )
             }
         };
         builder = builder

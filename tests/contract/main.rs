@@ -2,6 +2,7 @@
 //! pipeline, with a real Tool Service on loopback (CONTRACT P, H, C, L, T, X, E), and the tool
 //! result formats (`structuredContent`, MCP-native results).
 
+mod auth_tokens;
 mod golden;
 mod hostile_input;
 mod lambda_deadline;

@@ -1,6 +1,8 @@
 //! Test support: a gateway wired to a real Tool Service on loopback (wiremock), and helpers to
 //! send requests through the real service and read its answers.
 
+pub mod auth;
+
 use std::sync::Arc;
 
 use bytes::Bytes;

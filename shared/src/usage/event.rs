@@ -76,6 +76,11 @@ pub struct UsageEvent {
     pub guid: String,
     /// The `x-request-id` of the request.
     pub request_id: String,
+    /// `auth`: the authentication mode, when one is on.
+    pub auth: Option<&'static str>,
+    /// `auth_outcome`, `delegation_id`, `retry_after` of the authentication chain; never a
+    /// token, hash or claim (CONTRACT C6).
+    pub auth_record: crate::auth::AuthRecord,
 }
 
 impl UsageEvent {
@@ -93,12 +98,15 @@ impl UsageEvent {
             rejection: None,
             guid,
             request_id,
+            auth: None,
+            auth_record: crate::auth::AuthRecord::default(),
         }
     }
 
     /// Writes the event at `info` level to [`USAGE_TARGET`]: `route`, `route_checked`,
     /// `method`, `tool`, `tool_ms`, `outcome`, `status`, `code`, `rejection`, `duration_ms`,
-    /// `guid`, `x_request_id`. Absent values are left out. With
+    /// `guid`, `x_request_id`, and with authentication on `auth`, `auth_outcome`,
+    /// `delegation_id`, `retry_after` (seconds). Absent values are left out. With
     /// [`LogFormat::Json`](crate::telemetry::LogFormat::Json) it becomes one EMF document
     /// ([`super::UsageMetricsLayer`]).
     pub fn emit(&self, duration: Duration) {
@@ -120,6 +128,10 @@ impl UsageEvent {
             duration_ms = u64::try_from(duration.as_millis()).unwrap_or(u64::MAX),
             guid = self.guid.as_str(),
             x_request_id = self.request_id.as_str(),
+            auth = self.auth,
+            auth_outcome = self.auth.map(|_| self.auth_record.outcome),
+            delegation_id = self.auth_record.delegation_id.as_deref(),
+            retry_after = self.auth_record.retry_after_s,
             "request"
         );
     }

@@ -68,6 +68,10 @@ fn plain_line(record: &UsageRecord, error: &str) -> Vec<u8> {
         "duration_ms": record.duration_ms,
         "guid": record.guid,
         "x_request_id": record.x_request_id,
+        "auth": record.auth,
+        "auth_outcome": record.auth_outcome,
+        "delegation_id": record.delegation_id,
+        "retry_after": record.retry_after,
         "emf_error": error,
     });
     let mut line = value.to_string().into_bytes();

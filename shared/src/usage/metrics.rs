@@ -66,6 +66,14 @@ pub struct UsageRecord {
     pub guid: Option<String>,
     /// `x_request_id`.
     pub x_request_id: Option<String>,
+    /// `auth`: the authentication mode, when one is on.
+    pub auth: Option<String>,
+    /// `auth_outcome`.
+    pub auth_outcome: Option<String>,
+    /// `delegation_id`.
+    pub delegation_id: Option<String>,
+    /// `retry_after`: seconds sent in `Retry-After`.
+    pub retry_after: Option<u64>,
 }
 
 impl UsageRecord {
@@ -126,6 +134,9 @@ impl tracing::field::Visit for UsageRecord {
             "rejection" => &mut self.rejection,
             "guid" => &mut self.guid,
             "x_request_id" => &mut self.x_request_id,
+            "auth" => &mut self.auth,
+            "auth_outcome" => &mut self.auth_outcome,
+            "delegation_id" => &mut self.delegation_id,
             _ => return,
         };
         *slot = Some(value.to_string());
@@ -136,6 +147,7 @@ impl tracing::field::Visit for UsageRecord {
             "tool_ms" => self.tool_ms = Some(value),
             "status" => self.status = Some(value),
             "duration_ms" => self.duration_ms = Some(value),
+            "retry_after" => self.retry_after = Some(value),
             "code" => self.code = i64::try_from(value).ok(),
             _ => {}
         }
@@ -199,6 +211,9 @@ impl Entry for Document<'_> {
             ("rejection", &r.rejection),
             ("guid", &r.guid),
             ("x_request_id", &r.x_request_id),
+            ("auth", &r.auth),
+            ("auth_outcome", &r.auth_outcome),
+            ("delegation_id", &r.delegation_id),
         ] {
             if let Some(value) = value {
                 writer.value(name, value.as_str());
@@ -208,6 +223,7 @@ impl Entry for Document<'_> {
             ("status", r.status),
             ("duration_ms", r.duration_ms),
             ("tool_ms", r.tool_ms),
+            ("retry_after", r.retry_after),
         ] {
             if let Some(value) = value {
                 writer.value(name, &NoMetric::from(value));
@@ -332,6 +348,7 @@ mod tests {
             duration_ms: Some(15),
             guid: Some("4f1c2a9e-8b7d-4e6f-a5c4-3b2a1f0e9d8c".into()),
             x_request_id: Some("req-1".into()),
+            ..UsageRecord::default()
         }
     }
 

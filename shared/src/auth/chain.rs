@@ -1,0 +1,290 @@
+//! The authentication chain of one request, after Origin (H5) and Host (H6): credential
+//! (`Authorization: Bearer` only) → stateless token checks (personal-token checksum, or JWT
+//! verification) → the store's atomic decision, limit and usage record.
+//!
+//! A request whose path names no well-formed route (outside the endpoint, missing or invalid
+//! route key) still needs a well-formed credential but makes no store call: the checks after
+//! this one reject it before any method runs, and nothing is counted.
+
+use std::sync::Arc;
+
+use http::{HeaderMap, header};
+
+use super::oauth::{OAuthError, OAuthVerifier};
+use super::rejection::AuthRejection;
+use super::resource::ProtectedResource;
+use super::settings::{AuthMode, RateLimit};
+use super::store::{Admission, AdmitRequest, DelegationStore, NegativeCache};
+use super::token::PersonalToken;
+
+/// Epoch seconds now (a test moves it by hand).
+pub type EpochClock = Arc<dyn Fn() -> u64 + Send + Sync>;
+
+/// The system clock in epoch seconds.
+#[must_use]
+pub fn system_clock() -> EpochClock {
+    Arc::new(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs())
+    })
+}
+
+/// `Retry-After` of a 503, in seconds.
+pub const UNAVAILABLE_RETRY_AFTER_S: u64 = 5;
+/// Longest `Authorization` value read, in bytes (a JWT with many claims fits easily).
+pub const MAX_AUTHORIZATION_BYTES: usize = 8 * 1024;
+
+/// What the chain decided, for the usage event (CONTRACT U1): never a token, hash or claim.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AuthRecord {
+    /// `auth_outcome`: `ok`, `missing`, `malformed`, `bad_checksum`, `invalid_jwt`, `unknown`,
+    /// `revoked`, `expired`, `idle_expired`, `wrong_route`, `insufficient_scope`,
+    /// `rate_limited`, `unavailable`, `no_route`, `misconfigured`.
+    pub outcome: &'static str,
+    /// The delegation id, once known.
+    pub delegation_id: Option<String>,
+    /// `Retry-After` sent, in seconds.
+    pub retry_after_s: Option<u64>,
+}
+
+/// The inbound authenticator of a deployment.
+pub struct Authenticator {
+    mode: AuthMode,
+    rate_limit: Option<RateLimit>,
+    store: Option<Box<dyn DelegationStore>>,
+    oauth: Option<OAuthVerifier>,
+    resource: Option<ProtectedResource>,
+    negative: NegativeCache,
+    clock: EpochClock,
+}
+
+impl std::fmt::Debug for Authenticator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Authenticator")
+            .field("mode", &self.mode)
+            .field("rate_limit", &self.rate_limit)
+            .finish_non_exhaustive()
+    }
+}
+
+enum Credential<'a> {
+    Token(PersonalToken),
+    Jwt(&'a str),
+}
+
+impl Authenticator {
+    /// An authenticator for `mode` (not [`AuthMode::None`]) over a store, an optional OAuth
+    /// verifier and the route's protected-resource facts.
+    #[must_use]
+    pub fn new(
+        mode: AuthMode,
+        rate_limit: Option<RateLimit>,
+        store: Option<Box<dyn DelegationStore>>,
+        oauth: Option<OAuthVerifier>,
+        resource: Option<ProtectedResource>,
+        clock: EpochClock,
+    ) -> Self {
+        Self {
+            mode,
+            rate_limit,
+            store,
+            oauth,
+            resource,
+            negative: NegativeCache::default(),
+            clock,
+        }
+    }
+
+    /// One that answers every request 503: `MCP_AUTH` asks for authentication but its
+    /// settings are broken, so nothing is served unauthenticated.
+    #[must_use]
+    pub fn misconfigured() -> Self {
+        Self::new(
+            AuthMode::Misconfigured,
+            None,
+            None,
+            None,
+            None,
+            system_clock(),
+        )
+    }
+
+    /// The mode.
+    #[must_use]
+    pub fn mode(&self) -> AuthMode {
+        self.mode
+    }
+
+    /// The protected-resource facts (OAuth modes).
+    #[must_use]
+    pub fn resource(&self) -> Option<&ProtectedResource> {
+        self.resource.as_ref()
+    }
+
+    /// Authenticates a request for `route` (`None` when its path names no well-formed route).
+    ///
+    /// # Errors
+    /// An [`AuthRejection`]: 401, 403 (scope), 429 or 503.
+    pub async fn authenticate(
+        &self,
+        headers: &HeaderMap,
+        route: Option<&str>,
+        record: &mut AuthRecord,
+    ) -> Result<(), AuthRejection> {
+        if self.mode == AuthMode::Misconfigured {
+            return Err(self.unavailable(record, "misconfigured"));
+        }
+        let presented = headers.contains_key(header::AUTHORIZATION);
+        let credential = match self.credential(headers) {
+            Ok(credential) => credential,
+            Err(outcome) => return Err(self.unauthorized(record, outcome, presented, route)),
+        };
+        let key = match credential {
+            Credential::Token(token) => token.store_key(),
+            Credential::Jwt(jwt) => {
+                let Some(verifier) = &self.oauth else {
+                    return Err(self.unauthorized(record, "malformed", true, route));
+                };
+                let Some(audience) = self.resource.as_ref().map(|r| r.resource_url(route)) else {
+                    return Err(self.unavailable(record, "misconfigured"));
+                };
+                match verifier.verify(jwt, &audience, (self.clock)()).await {
+                    Ok(verified) => {
+                        let required = &verifier.config().required_scopes;
+                        if !required.iter().all(|s| verified.scopes.contains(s)) {
+                            record.outcome = "insufficient_scope";
+                            return Err(AuthRejection::InsufficientScope {
+                                challenge: self.challenge(route, Some("insufficient_scope")),
+                            });
+                        }
+                        verified.delegation_key
+                    }
+                    Err(OAuthError::Invalid { .. }) => {
+                        return Err(self.unauthorized(record, "invalid_jwt", true, route));
+                    }
+                    Err(OAuthError::KeysUnavailable(_)) => {
+                        return Err(self.unavailable(record, "unavailable"));
+                    }
+                }
+            }
+        };
+        let Some(route) = route else {
+            record.outcome = "no_route";
+            return Ok(());
+        };
+        if self.negative.contains(&key) {
+            return Err(self.unauthorized(record, "unknown", true, Some(route)));
+        }
+        let Some(store) = &self.store else {
+            return Err(self.unavailable(record, "misconfigured"));
+        };
+        let request = AdmitRequest {
+            key: &key,
+            route,
+            now_s: (self.clock)(),
+            limit: self.rate_limit,
+        };
+        match store.admit(request).await {
+            Ok(Admission::Admitted { delegation_id }) => {
+                record.outcome = "ok";
+                record.delegation_id = Some(delegation_id);
+                Ok(())
+            }
+            Ok(Admission::Denied(denial)) => {
+                if denial.is_final() {
+                    self.negative.insert(&key);
+                }
+                Err(self.unauthorized(record, denial.label(), true, Some(route)))
+            }
+            Ok(Admission::Limited {
+                delegation_id,
+                retry_after_s,
+            }) => {
+                record.outcome = "rate_limited";
+                record.delegation_id = Some(delegation_id);
+                record.retry_after_s = Some(retry_after_s);
+                Err(AuthRejection::RateLimited { retry_after_s })
+            }
+            Err(error) => {
+                tracing::warn!(%error, "delegation store unavailable; answering 503");
+                Err(self.unavailable(record, "unavailable"))
+            }
+        }
+    }
+
+    /// The bearer credential: exactly one `Authorization` header, scheme `Bearer`
+    /// (case-insensitive), a token68 value of at most [`MAX_AUTHORIZATION_BYTES`].
+    fn credential<'h>(&self, headers: &'h HeaderMap) -> Result<Credential<'h>, &'static str> {
+        let mut values = headers.get_all(header::AUTHORIZATION).iter();
+        let value = values.next().ok_or("missing")?;
+        if values.next().is_some() || value.len() > MAX_AUTHORIZATION_BYTES {
+            return Err("malformed");
+        }
+        let value = value.to_str().map_err(|_| "malformed")?;
+        let (scheme, token) = value.split_once(' ').ok_or("malformed")?;
+        let token = token.trim_start_matches(' ');
+        let token68 = |b: u8| b.is_ascii_alphanumeric() || b"-._~+/=".contains(&b);
+        if !scheme.eq_ignore_ascii_case("bearer") || token.is_empty() || !token.bytes().all(token68)
+        {
+            return Err("malformed");
+        }
+        if token.starts_with(super::token::TOKEN_PREFIX) && self.mode.accepts_tokens() {
+            return PersonalToken::parse(token)
+                .map(Credential::Token)
+                .map_err(|e| match e {
+                    super::token::TokenFormatError::Malformed => "malformed",
+                    super::token::TokenFormatError::BadChecksum => "bad_checksum",
+                });
+        }
+        if self.mode.accepts_oauth() && token.bytes().filter(|b| *b == b'.').count() == 2 {
+            return Ok(Credential::Jwt(token));
+        }
+        Err("malformed")
+    }
+
+    /// The `WWW-Authenticate` value: `Bearer realm="mcp"`, with `resource_metadata` and
+    /// `scope` in the OAuth modes and `error` when one is given.
+    fn challenge(&self, route: Option<&str>, error: Option<&str>) -> String {
+        let mut challenge = String::from("Bearer realm=\"mcp\"");
+        if let Some(resource) = self.resource.as_ref().filter(|_| self.mode.accepts_oauth()) {
+            challenge.push_str(&format!(
+                ", resource_metadata=\"{}\"",
+                resource.metadata_url(route)
+            ));
+            let scopes = self
+                .oauth
+                .as_ref()
+                .map(|o| o.config().required_scopes.join(" "))
+                .unwrap_or_default();
+            if !scopes.is_empty() {
+                challenge.push_str(&format!(", scope=\"{scopes}\""));
+            }
+        }
+        if let Some(error) = error {
+            challenge.push_str(&format!(", error=\"{error}\""));
+        }
+        challenge
+    }
+
+    fn unauthorized(
+        &self,
+        record: &mut AuthRecord,
+        outcome: &'static str,
+        presented: bool,
+        route: Option<&str>,
+    ) -> AuthRejection {
+        record.outcome = outcome;
+        AuthRejection::Unauthorized {
+            challenge: self.challenge(route, presented.then_some("invalid_token")),
+        }
+    }
+
+    fn unavailable(&self, record: &mut AuthRecord, outcome: &'static str) -> AuthRejection {
+        record.outcome = outcome;
+        record.retry_after_s = Some(UNAVAILABLE_RETRY_AFTER_S);
+        AuthRejection::Unavailable {
+            retry_after_s: UNAVAILABLE_RETRY_AFTER_S,
+        }
+    }
+}

@@ -1,0 +1,344 @@
+//! OAuth 2.1 resource server: JWT access tokens verified in the function (jsonwebtoken over
+//! aws-lc-rs) against the issuer's JSON Web Key Set (RFC 7517), cached per warm instance and
+//! fetched again when a token names an unknown `kid` (key rotation).
+//!
+//! Checks: the header's `alg` is one of `MCP_OAUTH_ALGORITHMS` (never `none` or HMAC) and
+//! matches the key's own `alg` when it has one; signature; `iss` equal to `MCP_OAUTH_ISSUER`;
+//! `aud` equal to the route's canonical URL (from `MCP_RESOURCE_URL`, never from `Host`);
+//! `exp` and `nbf` with `MCP_OAUTH_LEEWAY_SECONDS`; `sub` present. A verified token maps to the
+//! delegation item `oauth#<hex sha256(iss \n sub \n client_id)>`.
+
+use std::sync::RwLock;
+use std::time::Duration;
+
+use jsonwebtoken::jwk::JwkSet;
+use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use serde::Deserialize;
+use sha2::{Digest, Sha256};
+
+use super::settings::OAuthConfig;
+use crate::registry::BoxFuture;
+
+/// Largest key set read, in bytes.
+pub const MAX_JWKS_BYTES: usize = 256 * 1024;
+/// A cached key set older than this is fetched again on the next token (seconds).
+pub const JWKS_MAX_AGE_S: u64 = 3_600;
+/// Least seconds between two fetches caused by unknown `kid`s, so that forged `kid`s cannot
+/// turn every request into a key-set fetch.
+pub const JWKS_MIN_REFETCH_S: u64 = 30;
+
+/// The key set could not be fetched.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("key set unavailable: {detail}")]
+pub struct KeySetError {
+    /// What failed (no URL).
+    pub detail: String,
+}
+
+/// Where the issuer's key set comes from.
+pub trait KeySetSource: Send + Sync {
+    /// Fetches the whole key set.
+    ///
+    /// # Errors
+    /// [`KeySetError`] when it cannot be fetched or parsed.
+    fn fetch(&self) -> BoxFuture<'_, Result<JwkSet, KeySetError>>;
+}
+
+/// The key set at `MCP_OAUTH_JWKS_URL`, fetched with reqwest (no redirects, bounded in time and
+/// size).
+#[derive(Debug, Clone)]
+pub struct HttpKeySet {
+    client: reqwest::Client,
+    url: String,
+}
+
+impl HttpKeySet {
+    /// A source for `url`, each fetch bounded by `timeout_ms`.
+    ///
+    /// # Errors
+    /// The reqwest builder's error when TLS cannot be set up.
+    pub fn new(url: impl Into<String>, timeout_ms: u64) -> Result<Self, reqwest::Error> {
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .no_proxy()
+            .timeout(Duration::from_millis(timeout_ms))
+            .build()?;
+        Ok(Self {
+            client,
+            url: url.into(),
+        })
+    }
+}
+
+impl KeySetSource for HttpKeySet {
+    fn fetch(&self) -> BoxFuture<'_, Result<JwkSet, KeySetError>> {
+        Box::pin(async move {
+            let fail = |detail: String| KeySetError { detail };
+            let mut response = self
+                .client
+                .get(&self.url)
+                .header("accept", "application/json")
+                .send()
+                .await
+                .map_err(|e| {
+                    fail(
+                        if e.is_timeout() {
+                            "timed out"
+                        } else {
+                            "unreachable"
+                        }
+                        .into(),
+                    )
+                })?;
+            if !response.status().is_success() {
+                return Err(fail(format!("status {}", response.status().as_u16())));
+            }
+            let mut body = Vec::new();
+            while let Some(chunk) = response
+                .chunk()
+                .await
+                .map_err(|_| fail("the body broke off".into()))?
+            {
+                if body.len() + chunk.len() > MAX_JWKS_BYTES {
+                    return Err(fail(format!("larger than {MAX_JWKS_BYTES} bytes")));
+                }
+                body.extend_from_slice(&chunk);
+            }
+            serde_json::from_slice(&body).map_err(|e| fail(format!("not a JWK set: {e}")))
+        })
+    }
+}
+
+/// Why a bearer JWT was not accepted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OAuthError {
+    /// Not a valid token for this resource (401): malformed, bad signature, wrong issuer or
+    /// audience, expired, not yet valid, unknown key.
+    #[error("invalid access token: {reason}")]
+    Invalid {
+        /// A short reason for tests; never sent to the client.
+        reason: String,
+    },
+    /// The key set is unreachable and no cached key fits (503).
+    #[error(transparent)]
+    KeysUnavailable(#[from] KeySetError),
+}
+
+/// A verified access token.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerifiedToken {
+    /// The delegation item key: `oauth#` + hex SHA-256 of `iss \n sub \n client_id`.
+    pub delegation_key: String,
+    /// The token's scopes (`scope`, space separated, or `scp`).
+    pub scopes: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Claims {
+    iss: String,
+    sub: String,
+    #[serde(default)]
+    client_id: Option<String>,
+    #[serde(default)]
+    azp: Option<String>,
+    #[serde(default)]
+    scope: Option<String>,
+    #[serde(default)]
+    scp: Option<Vec<String>>,
+}
+
+struct CachedKeys {
+    set: JwkSet,
+    fetched_at_s: u64,
+}
+
+/// Verifies JWT access tokens against a cached key set.
+pub struct OAuthVerifier {
+    config: OAuthConfig,
+    algorithms: Vec<Algorithm>,
+    source: Box<dyn KeySetSource>,
+    cache: RwLock<Option<CachedKeys>>,
+    fetching: tokio::sync::Mutex<()>,
+}
+
+impl std::fmt::Debug for OAuthVerifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuthVerifier")
+            .field("issuer", &self.config.issuer)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OAuthVerifier {
+    /// A verifier for `config` over `source`. The key set is fetched on first use.
+    #[must_use]
+    pub fn new(config: OAuthConfig, source: Box<dyn KeySetSource>) -> Self {
+        let algorithms = config
+            .algorithms
+            .iter()
+            .filter_map(|a| a.parse().ok())
+            .collect();
+        Self {
+            config,
+            algorithms,
+            source,
+            cache: RwLock::new(None),
+            fetching: tokio::sync::Mutex::new(()),
+        }
+    }
+
+    /// The OAuth settings.
+    #[must_use]
+    pub fn config(&self) -> &OAuthConfig {
+        &self.config
+    }
+
+    /// Verifies `token` for the resource `audience` at `now_s` (epoch seconds, for the key-set
+    /// cache; `exp`/`nbf` use the system clock).
+    ///
+    /// # Errors
+    /// [`OAuthError::Invalid`] (401) or [`OAuthError::KeysUnavailable`] (503).
+    pub async fn verify(
+        &self,
+        token: &str,
+        audience: &str,
+        now_s: u64,
+    ) -> Result<VerifiedToken, OAuthError> {
+        let invalid = |reason: &str| OAuthError::Invalid {
+            reason: reason.into(),
+        };
+        let header = jsonwebtoken::decode_header(token).map_err(|_| invalid("malformed"))?;
+        if !self.algorithms.contains(&header.alg) {
+            return Err(invalid("algorithm not accepted"));
+        }
+        let key = self
+            .key_for(header.kid.as_deref(), header.alg, now_s)
+            .await?;
+        let mut validation = Validation::new(header.alg);
+        validation.algorithms = vec![header.alg];
+        validation.set_issuer(&[&self.config.issuer]);
+        validation.set_audience(&[audience]);
+        validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
+        validation.validate_nbf = true;
+        validation.leeway = self.config.leeway_s;
+        let data = jsonwebtoken::decode::<Claims>(token, &key, &validation).map_err(|e| {
+            use jsonwebtoken::errors::ErrorKind;
+            invalid(match e.kind() {
+                ErrorKind::ExpiredSignature => "expired",
+                ErrorKind::ImmatureSignature => "not yet valid",
+                ErrorKind::InvalidAudience => "wrong audience",
+                ErrorKind::InvalidIssuer => "wrong issuer",
+                ErrorKind::InvalidSignature => "bad signature",
+                _ => "invalid",
+            })
+        })?;
+        let claims = data.claims;
+        let client_id = claims.client_id.or(claims.azp).unwrap_or_default();
+        let scopes = match (claims.scope, claims.scp) {
+            (Some(scope), _) => scope.split_whitespace().map(String::from).collect(),
+            (None, Some(scp)) => scp,
+            (None, None) => Vec::new(),
+        };
+        Ok(VerifiedToken {
+            delegation_key: oauth_key(&claims.iss, &claims.sub, &client_id),
+            scopes,
+        })
+    }
+
+    /// The decoding key for `kid`, fetching the key set when it is missing, stale, or lacks
+    /// the `kid` (at most once per [`JWKS_MIN_REFETCH_S`] for unknown ids).
+    async fn key_for(
+        &self,
+        kid: Option<&str>,
+        alg: Algorithm,
+        now_s: u64,
+    ) -> Result<DecodingKey, OAuthError> {
+        let (found, fetched_at) = self.lookup(kid, alg);
+        let stale = fetched_at.is_none_or(|at| now_s.saturating_sub(at) >= JWKS_MAX_AGE_S);
+        let may_refetch =
+            fetched_at.is_none_or(|at| now_s.saturating_sub(at) >= JWKS_MIN_REFETCH_S);
+        if let Some(key) = found.as_ref().filter(|_| !stale) {
+            return key.clone();
+        }
+        if found.is_none() && !stale && !may_refetch {
+            return Err(OAuthError::Invalid {
+                reason: "unknown key".into(),
+            });
+        }
+        let _guard = self.fetching.lock().await;
+        // Another request may have fetched while this one waited.
+        let (again, fetched_again) = self.lookup(kid, alg);
+        if fetched_again != fetched_at {
+            return again.unwrap_or_else(|| {
+                Err(OAuthError::Invalid {
+                    reason: "unknown key".into(),
+                })
+            });
+        }
+        match self.source.fetch().await {
+            Ok(set) => {
+                if let Ok(mut cache) = self.cache.write() {
+                    *cache = Some(CachedKeys {
+                        set,
+                        fetched_at_s: now_s,
+                    });
+                }
+                self.lookup(kid, alg).0.unwrap_or_else(|| {
+                    Err(OAuthError::Invalid {
+                        reason: "unknown key".into(),
+                    })
+                })
+            }
+            // A stale set still serves the keys it has.
+            Err(error) => found.unwrap_or(Err(OAuthError::KeysUnavailable(error))),
+        }
+    }
+
+    /// The key for `kid` in the cached set (`None` when absent) and when the set was fetched.
+    fn lookup(
+        &self,
+        kid: Option<&str>,
+        alg: Algorithm,
+    ) -> (Option<Result<DecodingKey, OAuthError>>, Option<u64>) {
+        let Ok(cache) = self.cache.read() else {
+            return (None, None);
+        };
+        let Some(cached) = cache.as_ref() else {
+            return (None, None);
+        };
+        let jwk = match kid {
+            Some(kid) => cached.set.find(kid),
+            // Without a kid, only a set of exactly one key is unambiguous.
+            None if cached.set.keys.len() == 1 => cached.set.keys.first(),
+            None => None,
+        };
+        let key = jwk.map(|jwk| {
+            let alg_matches = jwk
+                .common
+                .key_algorithm
+                .is_none_or(|key_alg| key_alg.to_string() == format!("{alg:?}"));
+            if !alg_matches {
+                return Err(OAuthError::Invalid {
+                    reason: "algorithm does not match the key".into(),
+                });
+            }
+            DecodingKey::from_jwk(jwk).map_err(|_| OAuthError::Invalid {
+                reason: "unusable key".into(),
+            })
+        });
+        (key, Some(cached.fetched_at_s))
+    }
+}
+
+/// `oauth#` + hex SHA-256 of `iss \n sub \n client_id`: the delegation item of an OAuth subject.
+#[must_use]
+pub fn oauth_key(issuer: &str, subject: &str, client_id: &str) -> String {
+    let mut hasher = Sha256::new();
+    for (i, part) in [issuer, subject, client_id].iter().enumerate() {
+        if i > 0 {
+            hasher.update(b"\n");
+        }
+        hasher.update(part.as_bytes());
+    }
+    format!("oauth#{}", hex::encode(hasher.finalize()))
+}
