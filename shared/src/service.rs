@@ -8,7 +8,7 @@ use std::time::Instant;
 use bytes::Bytes;
 use http::{HeaderValue, Request, Response, StatusCode, header, request::Parts};
 
-use crate::auth::{AuthRecord, AuthRejection, Authenticator, WELL_KNOWN_PREFIX};
+use crate::auth::{AuthRecord, AuthRejection, Authenticator};
 use crate::config::{Config, RoutingMode};
 use crate::dispatch::{Call, MethodOutcome, dispatch};
 use crate::invoke::{HttpInvoker, ToolInvoker};
@@ -329,7 +329,8 @@ impl<I: ToolInvoker> Gateway<I> {
         usage: &mut UsageEvent,
     ) -> Option<Reply> {
         let path = parts.uri.path();
-        if path.starts_with(WELL_KNOWN_PREFIX) {
+        // Discovery paths are never challenged: a 401 there sends clients into OAuth discovery.
+        if path.starts_with("/.well-known/") {
             return Some(self.metadata(auth, parts));
         }
         usage.auth = Some(auth.mode().label());
@@ -346,7 +347,7 @@ impl<I: ToolInvoker> Gateway<I> {
     }
 
     /// RFC 9728 metadata of a route in the OAuth modes; a JSON 404 in token mode and for any
-    /// other well-known path.
+    /// other `/.well-known/` path.
     fn metadata(&self, auth: &Authenticator, parts: &Parts) -> Reply {
         let Some(resource) = auth.resource().filter(|_| auth.mode().accepts_oauth()) else {
             return Reply::Http(HttpRejection::NotFound);

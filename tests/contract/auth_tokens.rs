@@ -357,3 +357,22 @@ async fn a_path_without_a_route_needs_a_credential_but_counts_nothing() {
     answer.assert_rpc_error(-32600, "route key is required", &json!(1));
     assert_eq!(h.number(&token.store_key(), "use_count").await, None);
 }
+
+#[tokio::test]
+async fn broken_auth_settings_answer_503_to_everything_never_serve_unauthenticated() {
+    let h = gateway_tests::auth::harness_with_auth(
+        Config::fixed_defaults(),
+        mcp_gateway::auth::Authenticator::misconfigured(),
+    )
+    .await;
+    let initialize = rpc(
+        json!(1),
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
+    );
+    for body in [initialize, list()] {
+        let answer = h.post("/mcp/core", &body, &[]).await;
+        answer.assert_http_error(503, "auth_unavailable");
+        assert_eq!(answer.header("retry-after"), Some("5"));
+    }
+}

@@ -2,6 +2,8 @@
 //! pipeline, with a real Tool Service on loopback (CONTRACT P, H, C, L, T, X, E), and the tool
 //! result formats (`structuredContent`, MCP-native results).
 
+mod auth_hostile;
+mod auth_oauth;
 mod auth_tokens;
 mod golden;
 mod hostile_input;

@@ -26,7 +26,8 @@ use wiremock::MockServer;
 
 use crate::{Harness, manifest};
 
-/// A moto server for the whole test binary: started on first use, stopped when the test
+/// A moto server for the whole test binary (`support/moto_serial.py`: one request at a time,
+/// as DynamoDB serializes writes to one item): started on first use, stopped when the test
 /// process exits (its shell wrapper waits on our stdin and kills the server at EOF).
 struct Moto {
     url: String,
@@ -34,14 +35,15 @@ struct Moto {
     _child: Mutex<Child>,
 }
 
-fn moto_server_binary() -> PathBuf {
-    if let Some(path) = std::env::var_os("MOTO_SERVER") {
+/// The Python that has moto installed: `$MOTO_PYTHON`, else the repository's `.venv`.
+fn moto_python() -> PathBuf {
+    if let Some(path) = std::env::var_os("MOTO_PYTHON") {
         return PathBuf::from(path);
     }
-    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.venv/bin/moto_server");
+    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.venv/bin/python");
     assert!(
         venv.exists(),
-        "moto_server not found at {}: run tests/run.sh (it installs moto[server] into .venv) or set MOTO_SERVER",
+        "{} not found: run tests/run.sh (it installs moto[server] into .venv) or set MOTO_PYTHON",
         venv.display()
     );
     venv
@@ -60,8 +62,9 @@ fn moto() -> &'static Moto {
         let port = free_port();
         let mut child = Command::new("sh")
             .arg("-c")
-            .arg(r#""$0" -H 127.0.0.1 -p "$1" >/dev/null 2>&1 & pid=$!; read _; kill $pid"#)
-            .arg(moto_server_binary())
+            .arg(r#""$0" "$1" 127.0.0.1 "$2" >/dev/null 2>&1 & pid=$!; read _; kill $pid"#)
+            .arg(moto_python())
+            .arg(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("support/moto_serial.py"))
             .arg(port.to_string())
             .stdin(Stdio::piped())
             .stdout(Stdio::null())

@@ -6,6 +6,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use clap::Parser;
+use mcp_gateway::auth::Authenticator;
 use mcp_gateway::invoke::HttpInvoker;
 use mcp_gateway::registry::{RegistryError, baked_manifest, compile_bytes, load_snapshot};
 use mcp_gateway::telemetry::{LogFormat, init};
@@ -73,11 +74,17 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if let Err(error) = &snapshot {
         tracing::error!(%error, "registry snapshot not loaded; tool methods answer -32603");
     }
-    let gateway = Arc::new(Gateway::new(
-        config.clone(),
-        snapshot,
-        HttpInvoker::from_config(&config)?,
-    ));
+    let mut gateway = Gateway::new(config.clone(), snapshot, HttpInvoker::from_config(&config)?);
+    // MCP_AUTH=token|oauth|token+oauth: the same authenticator as the Lambda functions.
+    if let Some(auth) = Authenticator::from_config(&config).await {
+        eprintln!(
+            "mcp-local: inbound authentication {} (table {})",
+            auth.mode().label(),
+            config.auth.table.as_deref().unwrap_or("-")
+        );
+        gateway = gateway.with_auth(auth);
+    }
+    let gateway = Arc::new(gateway);
 
     let listener = tokio::net::TcpListener::bind(args.listen).await?;
     let addr = listener.local_addr()?;

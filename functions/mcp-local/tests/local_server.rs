@@ -507,3 +507,73 @@ fn h1_h5_h6_h7_rejections_happen_before_any_tool_use_and_are_logged_as_failed_re
     let logs = server.logs.lock().unwrap().join("\n");
     assert!(!logs.contains(&employee), "{employee} leaked into the log");
 }
+
+#[test]
+fn with_token_auth_the_usage_log_records_the_auth_outcome_and_never_the_token() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let (store, token) = runtime.block_on(async {
+        let store = gateway_tests::auth::fresh_store().await;
+        let token = mcp_gateway::auth::PersonalToken::generate().unwrap();
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs();
+        store
+            .put_delegation(&mcp_gateway::auth::NewDelegation {
+                key: token.store_key(),
+                delegation_id: "3d9c0f52-delegation".into(),
+                routes: vec!["core".into()],
+                idle_ttl_s: 600,
+                expires_at: now + 86_400,
+                created_at: now,
+                description: None,
+            })
+            .await
+            .unwrap();
+        (store, token)
+    });
+    let endpoint = gateway_tests::auth::dynamodb_url();
+    let server = LocalServer::start(&[
+        ("MCP_AUTH", "token"),
+        ("MCP_AUTH_TABLE", store.table()),
+        ("MCP_RATE_LIMIT", "1/3600"),
+        ("AWS_ENDPOINT_URL_DYNAMODB", endpoint.as_str()),
+        ("AWS_ACCESS_KEY_ID", "test"),
+        ("AWS_SECRET_ACCESS_KEY", "test"),
+        ("AWS_REGION", "us-east-1"),
+    ]);
+    let request_id = format!("auth-{}", std::process::id());
+    let bearer = format!("Bearer {}", token.expose());
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+    let with_token = [
+        ("MCP-Protocol-Version", "2025-11-25"),
+        ("x-request-id", request_id.as_str()),
+        ("authorization", bearer.as_str()),
+    ];
+    assert_eq!(post(&server, &with_token, &list).0, 200);
+    assert_eq!(post(&server, &with_token, &list).0, 429);
+    let (status, body) = post(&server, &with_token[..2], &list);
+    assert_eq!(status, 401, "{body}");
+
+    let usage = server.usage_events(&request_id, 3);
+    assert_eq!(usage.len(), 3, "{usage:?}");
+    for event in &usage {
+        assert_eq!(event["auth"], "token", "{event}");
+    }
+    assert_eq!(usage[0]["auth_outcome"], "ok");
+    assert_eq!(usage[0]["delegation_id"], "3d9c0f52-delegation");
+    assert_eq!(usage[0]["outcome"], "ok");
+    assert_eq!(usage[1]["auth_outcome"], "rate_limited");
+    assert_eq!(usage[1]["status"], 429);
+    assert_eq!(usage[1]["rejection"], "rate_limited");
+    assert!(usage[1]["retry_after"].as_u64().is_some_and(|s| s >= 1));
+    assert_eq!(usage[2]["auth_outcome"], "missing");
+    assert_eq!(usage[2]["status"], 401);
+    assert_eq!(usage[2]["FailedRequests"], 1);
+
+    let logs = server.logs.lock().unwrap().join("\n");
+    let hash = token.store_key();
+    for secret in [token.expose(), &token.expose()[6..], &hash[4..]] {
+        assert!(!logs.contains(secret), "{secret} leaked into the log");
+    }
+}
