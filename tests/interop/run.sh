@@ -41,17 +41,25 @@ for client in mcp1 mcp2; do
   fi
 done
 
-# The binary under test.
-MCP_LOCAL_BIN=$(cargo build --quiet --locked -p mcp-local --bin mcp-local --message-format=json |
-  python3 -c '
+# The binaries under test: the gateway and mcp-admin, which issues and revokes the tokens of its
+# inbound authentication (node/auth.test.mjs).
+built_binary() {
+  cargo build --quiet --locked -p "$1" --bin "$1" --message-format=json |
+    python3 -c '
 import json, sys
 for line in sys.stdin:
     message = json.loads(line)
     if message.get("reason") == "compiler-artifact" and message.get("executable"):
         print(message["executable"])
-')
-export MCP_LOCAL_BIN
-say "testing $MCP_LOCAL_BIN with Node $(node --version)"
+'
+}
+MCP_LOCAL_BIN=$(built_binary mcp-local)
+MCP_ADMIN_BIN=$(built_binary mcp-admin)
+export MCP_LOCAL_BIN MCP_ADMIN_BIN
+# The DynamoDB-protocol server of the auth tests (moto[server], installed into the repo's .venv by
+# tests/pip-install.sh tests/requirements.txt, which tests/run.sh runs).
+export MOTO_SERVER="${MOTO_SERVER:-$(cd ../.. && pwd)/.venv/bin/moto_server}"
+say "testing $MCP_LOCAL_BIN and $MCP_ADMIN_BIN with Node $(node --version)"
 
 node --test node/*.test.mjs
 .venv/mcp1/bin/python -m pytest -p no:cacheprovider python/test_mcp_v1.py

@@ -26,7 +26,7 @@ function binary() {
 }
 
 /** A free loopback port (another process may take it before it is used; callers retry). */
-async function freePort() {
+export async function freePort() {
   const server = net.createServer();
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address();
