@@ -2,10 +2,15 @@
 
 - Every function is a Rust function SAM builds with cargo-lambda (provided.al2023, bootstrap,
   arm64, BuildMethod rust-cargolambda) and its Binary names a Lambda binary the workspace builds.
-- Every MCP_* variable the gateway reads (shared/src/config.rs) and the README documents is set.
+- Every MCP_* variable the gateway reads (shared/src/config.rs, shared/src/auth/settings.rs) and
+  the README documents is set.
 - After the SAM transform, every path of the HTTP API sends every method (ANY) to the function
-  whose MCP_ENDPOINT_PATH it serves, so GET gets the gateway's 405, not a gateway 404.
-- The only permission is s3:GetObject on the manifest object; logs have a retention.
+  whose MCP_ENDPOINT_PATH it serves, so GET gets the gateway's 405, not a gateway 404; the
+  protected-resource metadata path of each public path (RFC 9728) sends GET to the same function.
+- The HTTP API throttles every route (DefaultRouteSettings, burst and rate limits).
+- The only permissions are s3:GetObject on the manifest object and dynamodb:UpdateItem on the
+  delegation table that MCP_AUTH_TABLE names (on-demand, string key pk, TTL on ttl); logs have a
+  retention.
 - Outputs give each deployment's public URL.
 
 Run from the repository root with the Python of .venv (infra/lint.sh does).
@@ -22,6 +27,10 @@ from cfnlint.decode import decode
 from samtranslator.translator.transform import transform
 
 TEMPLATE = "template.yaml"
+# Files whose quoted "MCP_*" names are the variables the gateway reads.
+VARIABLE_SOURCES = ["shared/src/config.rs", "shared/src/auth/settings.rs"]
+# RFC 9728 metadata of a resource at https://host/PATH lives at https://host/WELL_KNOWN/PATH.
+WELL_KNOWN = "/.well-known/oauth-protected-resource"
 problems = []
 
 
@@ -50,13 +59,15 @@ def workspace_lambda_binaries():
 
 def gateway_variables():
     """MCP_* names read by the configuration code and listed in the README."""
-    with open("shared/src/config.rs", encoding="utf-8") as f:
-        in_code = set(re.findall(r'"(MCP_[A-Z_]+)"', f.read()))
+    in_code = set()
+    for source in VARIABLE_SOURCES:
+        with open(source, encoding="utf-8") as f:
+            in_code |= set(re.findall(r'"(MCP_[A-Z_]+)"', f.read()))
     with open("README.md", encoding="utf-8") as f:
         in_readme = set(re.findall(r"^\| `(MCP_[A-Z_]+)`", f.read(), re.MULTILINE))
     if in_code != in_readme:
         problem(
-            f"README configuration table and shared/src/config.rs differ: "
+            f"README configuration table and {' + '.join(VARIABLE_SOURCES)} differ: "
             f"code only {sorted(in_code - in_readme)}, README only {sorted(in_readme - in_code)}"
         )
     return in_code | in_readme
@@ -81,6 +92,33 @@ def merge_dicts(base, extra):
         else:
             out[key] = value
     return out
+
+
+def auth_table(template, resources):
+    """The delegation table's logical name, after checking its shape; None when there is none."""
+    tables = [name for name, r in resources.items() if r["Type"] == "AWS::DynamoDB::Table"]
+    if len(tables) != 1:
+        problem(f"expected one DynamoDB delegation table, found {tables}")
+        return None
+    name = tables[0]
+    props = resources[name].get("Properties", {})
+    if props.get("BillingMode") != "PAY_PER_REQUEST":
+        problem(f"{name}: BillingMode must be PAY_PER_REQUEST (on-demand)")
+    if props.get("KeySchema") != [{"AttributeName": "pk", "KeyType": "HASH"}]:
+        problem(f"{name}: KeySchema must be the string partition key pk alone")
+    if props.get("AttributeDefinitions") != [{"AttributeName": "pk", "AttributeType": "S"}]:
+        problem(f"{name}: AttributeDefinitions must define pk as a string (S)")
+    if props.get("TimeToLiveSpecification") != {"AttributeName": "ttl", "Enabled": True}:
+        problem(f"{name}: TimeToLiveSpecification must enable TTL on ttl")
+    return name
+
+
+def is_table_arn(resource, table):
+    """Whether a policy Resource is exactly the table's ARN (!GetAtt TABLE.Arn)."""
+    get_att = resource.get("Fn::GetAtt") if isinstance(resource, dict) else None
+    if isinstance(get_att, str):
+        get_att = get_att.split(".", 1)
+    return table is not None and get_att == [table, "Arn"]
 
 
 def transformed(template):
@@ -112,6 +150,7 @@ def main():
         problem(f"expected a function per deployment, found {sorted(functions)}")
 
     manifest_arn = {"Fn::Sub": "arn:${AWS::Partition}:s3:::${ManifestBucket}/${ManifestKey}"}
+    table = auth_table(template, resources)
     endpoints = {}
     for name, resource in functions.items():
         props = merged_function(template, resource)
@@ -137,20 +176,37 @@ def main():
             problem(f"{name}: environment lacks {missing}")
         if env.get("MCP_REGISTRY_SOURCE") != {"Fn::Sub": "s3://${ManifestBucket}/${ManifestKey}"}:
             problem(f"{name}: MCP_REGISTRY_SOURCE must be the manifest object")
+        if table is not None and env.get("MCP_AUTH_TABLE") != {"Ref": table}:
+            problem(f"{name}: MCP_AUTH_TABLE must be the delegation table {table}")
         endpoints[name] = (env.get("MCP_ENDPOINT_PATH"), env.get("MCP_ROUTING"))
 
         statements = [
             s for policy in props.get("Policies", []) for s in policy.get("Statement", [])
         ]
-        if not statements:
-            problem(f"{name}: no permission to read the manifest")
+        granted = set()
         for statement in statements:
             actions = statement.get("Action")
             actions = actions if isinstance(actions, list) else [actions]
-            if statement.get("Effect") != "Allow" or actions != ["s3:GetObject"]:
-                problem(f"{name}: policy must allow s3:GetObject only, found {statement}")
-            if statement.get("Resource") != manifest_arn:
+            if statement.get("Effect") != "Allow" or actions not in (
+                ["s3:GetObject"],
+                ["dynamodb:UpdateItem"],
+            ):
+                problem(
+                    f"{name}: a statement must allow s3:GetObject or dynamodb:UpdateItem alone, "
+                    f"found {statement}"
+                )
+                continue
+            if actions == ["s3:GetObject"] and statement.get("Resource") != manifest_arn:
                 problem(f"{name}: s3:GetObject must be scoped to the manifest object")
+            elif actions == ["dynamodb:UpdateItem"] and not is_table_arn(
+                statement.get("Resource"), table
+            ):
+                problem(f"{name}: dynamodb:UpdateItem must be scoped to the delegation table's ARN")
+            granted.add(actions[0])
+        if "s3:GetObject" not in granted:
+            problem(f"{name}: no permission to read the manifest")
+        if "dynamodb:UpdateItem" not in granted:
+            problem(f"{name}: no permission to update the delegation table")
 
         group = props.get("LoggingConfig", {}).get("LogGroup", {}).get("Ref")
         if group not in resources or "RetentionInDays" not in resources[group]["Properties"]:
@@ -161,17 +217,29 @@ def main():
     if len(apis) != 1:
         problem(f"expected one HTTP API, found {len(apis)}")
         return
+    stages = [r for r in cfn["Resources"].values() if r["Type"] == "AWS::ApiGatewayV2::Stage"]
+    for stage in stages:
+        settings = stage["Properties"].get("DefaultRouteSettings", {})
+        for limit in ("ThrottlingBurstLimit", "ThrottlingRateLimit"):
+            if limit not in settings:
+                problem(f"HTTP API stage lacks DefaultRouteSettings.{limit} (the flood floor)")
+    if not stages:
+        problem("HTTP API has no stage")
     paths = apis[0]["Properties"]["Body"]["paths"]
     served = {}
     for path, operations in paths.items():
-        if list(operations) != ["x-amazon-apigateway-any-method"]:
+        if path.startswith(WELL_KNOWN + "/"):
+            if list(operations) != ["get"]:
+                problem(f"HTTP API metadata path {path} must send GET, has {list(operations)}")
+        elif list(operations) != ["x-amazon-apigateway-any-method"]:
             problem(f"HTTP API path {path} must send every method (ANY), has {list(operations)}")
         uri = json.dumps(operations[next(iter(operations))]["x-amazon-apigateway-integration"]["uri"])
         owner = [name for name in functions if "${" + name + ".Arn}" in uri]
         served.setdefault(owner[0] if owner else None, set()).add(path)
     for name, (endpoint, routing) in endpoints.items():
         routes = served.get(name, set())
-        wanted = {endpoint} if routing == "fixed" else {endpoint, endpoint + "/{routeKey}"}
+        public = endpoint if routing == "fixed" else endpoint + "/{routeKey}"
+        wanted = {endpoint, public, WELL_KNOWN + public}
         if not wanted <= routes:
             problem(f"{name}: HTTP API routes {sorted(routes)} do not cover {sorted(wanted)}")
 
@@ -188,4 +256,7 @@ if __name__ == "__main__":
         print(f"template.yaml: {text}", file=sys.stderr)
     if problems:
         sys.exit(1)
-    print("template.yaml: functions, binaries, MCP_* variables, routes, permissions and outputs check out")
+    print(
+        "template.yaml: functions, binaries, MCP_* variables, routes, throttling, delegation table, "
+        "permissions and outputs check out"
+    )

@@ -234,3 +234,14 @@ async fn token_and_oauth_mode_accepts_both_credentials() {
         assert_eq!(answer.status, StatusCode::OK, "{:?}", answer.body);
     }
 }
+
+#[tokio::test]
+async fn a_subject_refused_as_unknown_is_admitted_once_granted() {
+    let rsa = IssuerKey::rsa("rsa-1");
+    let issuer = Issuer::start(&[&rsa]).await;
+    let h = oauth_harness(AuthMode::OAuth, &issuer, &[]).await;
+    let token = rsa.sign(&issuer.claims(RESOURCE_URL, "bob"));
+    assert_invalid_token(&list_with(&h, &token).await);
+    grant(&h, &issuer, "bob").await;
+    assert_eq!(list_with(&h, &token).await.status, StatusCode::OK);
+}

@@ -92,6 +92,7 @@ enum OAuthCommand {
 }
 
 #[derive(Debug, Args)]
+#[group(id = "grant_options")]
 struct Grant {
     /// A route key the delegation may call (repeat for several).
     #[arg(long = "route", required = true)]

@@ -90,6 +90,46 @@ async fn table_create_token_create_and_revoke_round_trip() {
     assert_eq!(bad_route.status.code(), Some(1));
 }
 
+#[tokio::test]
+async fn oauth_grant_writes_the_subject_delegation() {
+    let endpoint = dynamodb_url();
+    let table = format!("admin-{}", uuid_like());
+    assert_eq!(
+        admin(&endpoint, &table, &["table", "create"]).status.code(),
+        Some(0)
+    );
+    let granted = admin(
+        &endpoint,
+        &table,
+        &[
+            "oauth",
+            "grant",
+            "--issuer",
+            "https://issuer.test",
+            "--subject",
+            "alice",
+            "--client-id",
+            "agent-cli",
+            "--route",
+            "core",
+            "--json",
+        ],
+    );
+    assert_eq!(granted.status.code(), Some(0), "{granted:?}");
+    let out: Value = serde_json::from_slice(&granted.stdout).unwrap();
+    assert!(out.get("token").is_none());
+    let key = mcp_gateway::auth::oauth_key("https://issuer.test", "alice", "agent-cli");
+    let item = store(&table)
+        .item(&key)
+        .await
+        .unwrap()
+        .expect("subject item");
+    assert_eq!(
+        item["delegation_id"].as_s().unwrap(),
+        out["delegationId"].as_str().unwrap()
+    );
+}
+
 #[test]
 fn the_text_form_prints_the_token_alone_on_stdout() {
     let endpoint = dynamodb_url();

@@ -192,7 +192,8 @@ impl Authenticator {
                 Ok(())
             }
             Ok(Admission::Denied(denial)) => {
-                if denial.is_final() {
+                // Only a token can never come back: an OAuth subject may be granted later.
+                if denial.is_final() && key.starts_with("tok#") {
                     self.negative.insert(&key);
                 }
                 Err(self.unauthorized(record, denial.label(), true, Some(route)))
