@@ -413,3 +413,41 @@ async fn p9_a_request_without_lambda_extensions_is_served_by_its_uri_path() {
     assert_eq!(reply.status, 200, "{}", reply.text);
     assert_eq!(reply.json()["result"]["serverInfo"]["name"], "core-tools");
 }
+
+#[tokio::test]
+async fn with_token_auth_http_api_events_get_the_401_challenge_or_are_served_with_a_token() {
+    let auth =
+        gateway_tests::auth::AuthHarness::token(mcp_gateway::Config::fixed_defaults(), None).await;
+    let (token, _) = auth.issue(&["core"], 600, 86_400).await;
+    let h = &auth.harness;
+    Mock::given(method("POST"))
+        .and(path("/search"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!([{"id": "DOC-1"}])))
+        .expect(1)
+        .mount(&h.tool_service)
+        .await;
+    let unauthenticated = serve(h, parse(&fixture("apigw-v2-default-stage.json"))).await;
+    assert_eq!(unauthenticated.status, 401, "{}", unauthenticated.text);
+    unauthenticated.assert_json_with_correlation();
+    assert_eq!(
+        unauthenticated.header("www-authenticate"),
+        Some(r#"Bearer realm="mcp""#)
+    );
+    assert_eq!(unauthenticated.json()["error"], "unauthorized");
+
+    let mut event = fixture("apigw-v2-default-stage.json");
+    event["headers"]["authorization"] = json!(format!("Bearer {}", token.expose()));
+    let served = serve(h, parse(&event)).await;
+    assert_eq!(served.status, 200, "{}", served.text);
+    assert_eq!(served.json()["result"]["isError"], false);
+
+    // A REST API stage event with a mixed-case header name.
+    let mut event = fixture("apigw-v1-stage-post.json");
+    event["headers"]["Authorization"] = json!(format!("Bearer {}x", token.expose()));
+    let refused = serve(h, parse(&event)).await;
+    assert_eq!(refused.status, 401, "{}", refused.text);
+    assert_eq!(
+        refused.header("www-authenticate"),
+        Some(r#"Bearer realm="mcp", error="invalid_token""#)
+    );
+}
