@@ -23,6 +23,7 @@ pub mod protocol;
 pub mod registry;
 pub mod service;
 pub mod telemetry;
+pub mod tls;
 pub mod usage;
 
 pub use config::{Config, ConfigError, Profile, RegistrySource, RoutingMode};

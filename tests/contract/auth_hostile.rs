@@ -44,15 +44,8 @@ fn authorization(valid: Vec<String>) -> impl Strategy<Value = Vec<u8>> {
 
 #[test]
 fn arbitrary_authorization_values_get_only_200_401_429_or_503() {
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(DEFAULT_CASES);
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let cases = gateway_tests::proptest_cases(DEFAULT_CASES);
+    let runtime = gateway_tests::two_worker_runtime();
     let key = IssuerKey::ec("ec-1");
     let (issuer, h, valid) = runtime.block_on(async {
         let issuer = Issuer::start(&[&key]).await;

@@ -617,15 +617,8 @@ async fn check(harness: &Harness, case: &Case) -> Result<bool, TestCaseError> {
 #[test]
 fn hostile_requests_never_panic_always_get_well_formed_answers_and_never_reach_a_tool_service_malformed()
  {
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(DEFAULT_CASES);
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let cases = gateway_tests::proptest_cases(DEFAULT_CASES);
+    let runtime = gateway_tests::two_worker_runtime();
     let (fixed, dynamic, hardened) = runtime.block_on(async {
         let mut hardened = Config::fixed_defaults();
         hardened.allowed_origins = vec![ALLOWED_ORIGIN.into()];

@@ -305,6 +305,7 @@ async fn function_binaries_serve_an_mcp_session_under_cargo_lambda_watch() {
     )
     .unwrap();
     let watch = Watch::start(&env_file, scratch.join("watch.log"));
+    mcp_gateway::tls::install_crypto_provider();
     let client = reqwest::Client::new();
 
     // The fixed deployment, `/mcp/core`.

@@ -265,3 +265,26 @@ pub fn rpc(id: Value, method: &str, params: Value) -> Value {
     }
     body
 }
+
+/// Cases of a property test: `PROPTEST_CASES` when set, else `default`.
+#[must_use]
+pub fn proptest_cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// A multi-threaded runtime with two workers, for property tests that drive the service from
+/// a synchronous runner.
+///
+/// # Panics
+/// When the runtime cannot be built.
+#[must_use]
+pub fn two_worker_runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("tokio runtime")
+}

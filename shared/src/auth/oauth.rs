@@ -58,6 +58,7 @@ impl HttpKeySet {
     /// # Errors
     /// The reqwest builder's error when TLS cannot be set up.
     pub fn new(url: impl Into<String>, timeout_ms: u64) -> Result<Self, reqwest::Error> {
+        crate::tls::install_crypto_provider();
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .no_proxy()

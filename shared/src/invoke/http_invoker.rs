@@ -52,6 +52,7 @@ impl HttpInvoker {
     /// # Errors
     /// The reqwest builder's error when TLS cannot be set up or the proxy URL is unusable.
     pub fn from_config(config: &Config) -> Result<Self, reqwest::Error> {
+        crate::tls::install_crypto_provider();
         let mut builder = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .referer(false)
