@@ -329,11 +329,12 @@ impl<I: ToolInvoker> Gateway<I> {
         usage: &mut UsageEvent,
     ) -> Option<Reply> {
         let path = parts.uri.path();
+        usage.auth = Some(auth.mode().label());
         // Discovery paths are never challenged: a 401 there sends clients into OAuth discovery.
         if path.starts_with("/.well-known/") {
+            usage.auth_record.outcome = "discovery";
             return Some(self.metadata(auth, parts));
         }
-        usage.auth = Some(auth.mode().label());
         let route = endpoint_rest(&self.config.endpoint_path, path).and_then(|rest| {
             match self.config.routing {
                 RoutingMode::Fixed => rest.is_empty().then(|| self.fixed_route_key()),

@@ -37,11 +37,39 @@ pub fn metrics_namespace(value: Option<&str>) -> String {
     }
 }
 
+/// Crates whose debug and trace events print request and response contents (a delegation
+/// item's key, a Tool Service body): kept at `info` whatever `RUST_LOG` says (CONTRACT C6, A11).
+const CONTENT_LOGGING_TARGETS: &[&str] = &[
+    "aws_smithy_runtime",
+    "aws_smithy_runtime_api",
+    "aws_smithy_http_client",
+    "aws_sdk_dynamodb",
+    "aws_sdk_s3",
+    "aws_sdk_sts",
+    "aws_config",
+    "reqwest",
+    "hyper",
+    "hyper_util",
+    "h2",
+];
+
+/// `RUST_LOG` (default `info`) with [`CONTENT_LOGGING_TARGETS`] capped at `info`.
+fn log_filter() -> EnvFilter {
+    let mut filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    for target in CONTENT_LOGGING_TARGETS {
+        if let Ok(directive) = format!("{target}=info").parse() {
+            filter = filter.add_directive(directive);
+        }
+    }
+    filter
+}
+
 /// Installs the global subscriber writing to stdout. The level comes from `RUST_LOG`
-/// (default `info`), the metrics namespace from `MCP_METRICS_NAMESPACE` (default
-/// `McpGateway`). Calling it twice keeps the first subscriber.
+/// (default `info`; crates that would log request contents stay at `info`), the metrics
+/// namespace from `MCP_METRICS_NAMESPACE` (default `McpGateway`). Calling it twice keeps the
+/// first subscriber.
 pub fn init(format: LogFormat) {
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let filter = log_filter();
     let _already_set = match format {
         LogFormat::Json => {
             let namespace =

@@ -111,6 +111,9 @@ struct Grant {
     json: bool,
 }
 
+/// Longest idle TTL and lifetime of a delegation: ten years, in seconds.
+const MAX_LIFETIME_S: u64 = 10 * 365 * 24 * 3_600;
+
 fn now_s() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -158,14 +161,24 @@ async fn create(
     {
         return Err(refused(format!("'{bad}' is not a route key")));
     }
-    if grant.idle_ttl.as_secs() == 0 || grant.expires.as_secs() == 0 {
-        return Err(refused("--idle-ttl and --expires must be at least 1s"));
+    let longest = Duration::from_secs(MAX_LIFETIME_S);
+    for (flag, value) in [("--idle-ttl", grant.idle_ttl), ("--expires", grant.expires)] {
+        if value.as_secs() == 0 || value > longest {
+            return Err(refused(format!(
+                "{flag} must be between 1s and {}",
+                humantime::format_duration(longest)
+            )));
+        }
     }
+    // A string set holds each route once.
+    let mut routes = grant.routes.clone();
+    routes.sort();
+    routes.dedup();
     let created_at = now_s();
     let delegation = NewDelegation {
         key,
         delegation_id: uuid::Uuid::new_v4().to_string(),
-        routes: grant.routes.clone(),
+        routes,
         idle_ttl_s: grant.idle_ttl.as_secs(),
         expires_at: created_at + grant.expires.as_secs(),
         created_at,

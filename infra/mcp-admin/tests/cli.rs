@@ -88,6 +88,35 @@ async fn table_create_token_create_and_revoke_round_trip() {
     );
     let bad_route = admin(&endpoint, &table, &["token", "create", "--route", "a/b"]);
     assert_eq!(bad_route.status.code(), Some(1));
+    for (flag, value) in [
+        ("--expires", "18446744073709551615s"),
+        ("--idle-ttl", "11years"),
+        ("--idle-ttl", "0s"),
+    ] {
+        let refused = admin(
+            &endpoint,
+            &table,
+            &["token", "create", "--route", "core", flag, value],
+        );
+        assert_eq!(
+            refused.status.code(),
+            Some(1),
+            "{flag} {value}: {refused:?}"
+        );
+        assert!(
+            String::from_utf8_lossy(&refused.stderr).contains("must be between 1s and"),
+            "{refused:?}"
+        );
+    }
+    let twice = admin(
+        &endpoint,
+        &table,
+        &[
+            "token", "create", "--route", "core", "--route", "core", "--json",
+        ],
+    );
+    let out: Value = serde_json::from_slice(&twice.stdout).unwrap();
+    assert_eq!(out["routes"], serde_json::json!(["core"]));
 }
 
 #[tokio::test]

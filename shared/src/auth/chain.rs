@@ -40,7 +40,8 @@ pub const MAX_AUTHORIZATION_BYTES: usize = 8 * 1024;
 pub struct AuthRecord {
     /// `auth_outcome`: `ok`, `missing`, `malformed`, `bad_checksum`, `invalid_jwt`, `unknown`,
     /// `revoked`, `expired`, `idle_expired`, `wrong_route`, `insufficient_scope`,
-    /// `rate_limited`, `unavailable`, `no_route`, `misconfigured`.
+    /// `rate_limited`, `unavailable`, `no_route`, `misconfigured`, `discovery` (a `/.well-known/`
+    /// path, answered without a credential).
     pub outcome: &'static str,
     /// The delegation id, once known.
     pub delegation_id: Option<String>,
@@ -173,8 +174,8 @@ impl Authenticator {
             record.outcome = "no_route";
             return Ok(());
         };
-        if self.negative.contains(&key) {
-            return Err(self.unauthorized(record, "unknown", true, Some(route)));
+        if let Some(denial) = self.negative.get(&key) {
+            return Err(self.unauthorized(record, denial.label(), true, Some(route)));
         }
         let Some(store) = &self.store else {
             return Err(self.unavailable(record, "misconfigured"));
@@ -194,7 +195,7 @@ impl Authenticator {
             Ok(Admission::Denied(denial)) => {
                 // Only a token can never come back: an OAuth subject may be granted later.
                 if denial.is_final() && key.starts_with("tok#") {
-                    self.negative.insert(&key);
+                    self.negative.insert(&key, denial);
                 }
                 Err(self.unauthorized(record, denial.label(), true, Some(route)))
             }

@@ -198,7 +198,7 @@ impl DynamoStore {
             ("idle_ttl_s".into(), n(delegation.idle_ttl_s)),
             (
                 "idle_expires_at".into(),
-                n(delegation.created_at + delegation.idle_ttl_s),
+                n(delegation.created_at.saturating_add(delegation.idle_ttl_s)),
             ),
             ("expires_at".into(), n(delegation.expires_at)),
             ("ttl".into(), n(delegation.expires_at)),

@@ -3,7 +3,7 @@
 //! counts the request. [`DelegationStore`] is the I/O trait; [`judge`] is the pure reading of a
 //! refused write.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::sync::Mutex;
 
 use super::settings::RateLimit;
@@ -179,23 +179,27 @@ pub const NEGATIVE_CACHE_CAPACITY: usize = 10_000;
 /// a replayed dead token costs no store call. Holds store keys (hashes) only.
 #[derive(Debug, Default)]
 pub struct NegativeCache {
-    keys: Mutex<HashSet<String>>,
+    keys: Mutex<HashMap<String, Denial>>,
 }
 
 impl NegativeCache {
-    /// Whether `key` was refused for good.
+    /// Why `key` was refused for good, if it was.
     #[must_use]
-    pub fn contains(&self, key: &str) -> bool {
-        self.keys.lock().is_ok_and(|keys| keys.contains(key))
+    pub fn get(&self, key: &str) -> Option<Denial> {
+        self.keys
+            .lock()
+            .ok()
+            .and_then(|keys| keys.get(key).copied())
     }
 
-    /// Remembers `key`; starts over when [`NEGATIVE_CACHE_CAPACITY`] is reached.
-    pub fn insert(&self, key: &str) {
+    /// Remembers `key` and its denial; starts over when [`NEGATIVE_CACHE_CAPACITY`] is
+    /// reached.
+    pub fn insert(&self, key: &str, denial: Denial) {
         if let Ok(mut keys) = self.keys.lock() {
             if keys.len() >= NEGATIVE_CACHE_CAPACITY {
                 keys.clear();
             }
-            keys.insert(key.to_string());
+            keys.insert(key.to_string(), denial);
         }
     }
 }
@@ -286,11 +290,11 @@ mod tests {
         assert!(!Denial::WrongRoute.is_final());
         let cache = NegativeCache::default();
         for i in 0..NEGATIVE_CACHE_CAPACITY {
-            cache.insert(&format!("tok#{i}"));
+            cache.insert(&format!("tok#{i}"), Denial::Revoked);
         }
-        assert!(cache.contains("tok#1"));
-        cache.insert("tok#new");
-        assert!(cache.contains("tok#new"));
-        assert!(!cache.contains("tok#1"));
+        assert_eq!(cache.get("tok#1"), Some(Denial::Revoked));
+        cache.insert("tok#new", Denial::Expired);
+        assert_eq!(cache.get("tok#new"), Some(Denial::Expired));
+        assert_eq!(cache.get("tok#1"), None);
     }
 }
