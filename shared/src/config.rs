@@ -340,7 +340,11 @@ fn split_list(list: &str) -> Vec<String> {
         .collect()
 }
 
-fn read_number<T: std::str::FromStr + PartialOrd + Default>(
+/// Reads a positive whole number from `variable` into `target` when it is set.
+///
+/// # Errors
+/// A [`ConfigError`] naming `variable` when its value is not a positive whole number.
+pub(crate) fn read_number<T: std::str::FromStr + PartialOrd + Default>(
     get: &impl Fn(&str) -> Option<String>,
     variable: &'static str,
     target: &mut T,

@@ -58,10 +58,7 @@ fn assert_unauthorized(answer: &Answer, challenge: &str) {
 
 /// A store whose endpoint refuses connections.
 fn dead_store() -> DynamoStore {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("port");
+    let port = gateway_tests::auth::free_port();
     DynamoStore::new(
         dynamodb_client(&format!("http://127.0.0.1:{port}"), Duration::from_secs(2)),
         "delegations",

@@ -49,7 +49,9 @@ fn moto_python() -> PathBuf {
     venv
 }
 
-fn free_port() -> u16 {
+/// A free loopback port (another process may take it before it is used).
+#[must_use]
+pub fn free_port() -> u16 {
     TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
         .and_then(|l| l.local_addr())
         .map(|a| a.port())

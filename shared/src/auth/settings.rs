@@ -2,7 +2,7 @@
 //! `MCP_OAUTH_*` (STYLE 8). `MCP_AUTH=none` is the default: Agent Builder deployments are
 //! unchanged.
 
-use crate::config::ConfigError;
+use crate::config::{ConfigError, read_number};
 
 /// Which credentials a deployment accepts (`MCP_AUTH`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -183,14 +183,7 @@ impl AuthConfig {
         if let Some(limit) = get("MCP_RATE_LIMIT") {
             self.rate_limit = RateLimit::parse(&limit).map_err(|r| bad("MCP_RATE_LIMIT", r))?;
         }
-        if let Some(ms) = get("MCP_AUTH_TIMEOUT_MS") {
-            self.timeout_ms = ms
-                .trim()
-                .parse()
-                .ok()
-                .filter(|n| *n > 0)
-                .ok_or_else(|| bad("MCP_AUTH_TIMEOUT_MS", "not a positive whole number"))?;
-        }
+        read_number(get, "MCP_AUTH_TIMEOUT_MS", &mut self.timeout_ms)?;
         if let Some(url) = get("MCP_RESOURCE_URL") {
             self.resource_url = Some(absolute_url("MCP_RESOURCE_URL", &url)?);
         }
