@@ -245,3 +245,20 @@ async fn a_subject_refused_as_unknown_is_admitted_once_granted() {
     grant(&h, &issuer, "bob").await;
     assert_eq!(list_with(&h, &token).await.status, StatusCode::OK);
 }
+
+#[tokio::test]
+async fn a_token_whose_alg_differs_from_the_keys_own_alg_is_refused() {
+    let rsa = IssuerKey::rsa("rsa-1");
+    let issuer = Issuer::start(&[&rsa]).await;
+    let mut jwk = rsa.jwk();
+    jwk["alg"] = json!("RS384");
+    issuer.jwks.reset().await;
+    wiremock::Mock::given(wiremock::matchers::path("/jwks"))
+        .respond_with(wiremock::ResponseTemplate::new(200).set_body_json(json!({"keys": [jwk]})))
+        .mount(&issuer.jwks)
+        .await;
+    let h = oauth_harness(AuthMode::OAuth, &issuer, &[]).await;
+    grant(&h, &issuer, "alice").await;
+    let token = rsa.sign(&issuer.claims(RESOURCE_URL, "alice"));
+    assert_invalid_token(&list_with(&h, &token).await);
+}

@@ -317,7 +317,7 @@ impl OAuthVerifier {
             let alg_matches = jwk
                 .common
                 .key_algorithm
-                .is_none_or(|key_alg| key_alg.to_string() == format!("{alg:?}"));
+                .is_none_or(|key_alg| key_alg.to_string().parse::<Algorithm>() == Ok(alg));
             if !alg_matches {
                 return Err(OAuthError::Invalid {
                     reason: "algorithm does not match the key".into(),
