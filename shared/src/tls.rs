@@ -1,13 +1,13 @@
-//! The process's TLS crypto provider: rustls over aws-lc-rs, the provider the AWS SDK's HTTPS
-//! client uses too, so that every binary carries one crypto back end. Every reqwest client of
-//! the gateway (Tool Service calls, HTTP manifests, key sets) is built after
-//! [`install_crypto_provider`].
+//! The process's TLS crypto provider: rustls over ring, which also verifies OAuth access tokens
+//! ([`crate::auth::jwt_crypto`]), so that every binary carries one crypto back end. Every
+//! reqwest client of the gateway (Tool Service calls, HTTP manifests, key sets, the AWS SDK's
+//! requests through [`crate::aws_http`]) is built after [`install_crypto_provider`].
 
-/// Installs aws-lc-rs as the process-wide rustls provider; does nothing when one is installed.
+/// Installs ring as the process-wide rustls provider; does nothing when one is installed.
 pub fn install_crypto_provider() {
     if rustls::crypto::CryptoProvider::get_default().is_none() {
         // A concurrent install may win the race; either way a provider is then in place.
-        let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+        let _ = rustls::crypto::ring::default_provider().install_default();
     }
 }
 

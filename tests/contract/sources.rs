@@ -91,6 +91,7 @@ fn s3_client(endpoint: &str, secret: &str) -> aws_sdk_s3::Client {
         .endpoint_url(endpoint)
         .credentials_provider(Credentials::new(ACCESS_KEY, secret, None, None, "test"))
         .force_path_style(true)
+        .http_client(mcp_gateway::aws_http::sdk_http_client())
         .build();
     aws_sdk_s3::Client::from_conf(config)
 }

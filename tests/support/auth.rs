@@ -111,6 +111,7 @@ pub fn dynamodb_client(endpoint: &str, timeout: Duration) -> aws_sdk_dynamodb::C
                 .build(),
         )
         .retry_config(aws_sdk_dynamodb::config::retry::RetryConfig::standard().with_max_attempts(1))
+        .http_client(mcp_gateway::aws_http::sdk_http_client())
         .build();
     aws_sdk_dynamodb::Client::from_conf(config)
 }

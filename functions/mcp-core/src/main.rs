@@ -7,6 +7,11 @@ use std::sync::Arc;
 use mcp_gateway::telemetry::{LogFormat, init};
 use mcp_gateway::{Config, Gateway};
 
+/// mimalloc: cold-start manifest compilation and each request's JSON trees are many small
+/// allocations, which glibc's allocator serves markedly slower.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
     init(LogFormat::Json);

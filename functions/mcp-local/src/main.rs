@@ -41,6 +41,11 @@ fn local_defaults() -> Config {
     }
 }
 
+/// mimalloc: cold-start manifest compilation and each request's JSON trees are many small
+/// allocations, which glibc's allocator serves markedly slower.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args = Args::parse();

@@ -91,6 +91,7 @@ impl DynamoStore {
     pub async fn from_env(table: impl Into<String>, timeout_ms: u64) -> Self {
         let timeout = Duration::from_millis(timeout_ms);
         let shared = aws_config::defaults(aws_config::BehaviorVersion::latest())
+            .http_client(crate::aws_http::sdk_http_client())
             .timeout_config(
                 aws_config::timeout::TimeoutConfig::builder()
                     .operation_timeout(timeout)

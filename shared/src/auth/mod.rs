@@ -14,6 +14,7 @@
 
 pub mod chain;
 pub mod dynamo;
+pub mod jwt_crypto;
 pub mod oauth;
 pub mod rejection;
 pub mod resource;

@@ -1,5 +1,5 @@
 //! OAuth 2.1 resource server: JWT access tokens verified in the function (jsonwebtoken over
-//! aws-lc-rs) against the issuer's JSON Web Key Set (RFC 7517), cached per warm instance and
+//! ring, [`super::jwt_crypto`]) against the issuer's JSON Web Key Set (RFC 7517), cached per warm instance and
 //! fetched again when a token names an unknown `kid` (key rotation).
 //!
 //! Checks: the header's `alg` is one of `MCP_OAUTH_ALGORITHMS` (never `none` or HMAC) and
@@ -174,6 +174,7 @@ impl OAuthVerifier {
     /// A verifier for `config` over `source`. The key set is fetched on first use.
     #[must_use]
     pub fn new(config: OAuthConfig, source: Box<dyn KeySetSource>) -> Self {
+        super::jwt_crypto::install();
         let algorithms = config
             .algorithms
             .iter()

@@ -130,7 +130,7 @@ impl ToolInvoker for HttpInvoker {
         let limit = request.max_response_bytes;
         let mut builder = self
             .client
-            .request(request.method, &request.endpoint)
+            .request(request.method, request.endpoint)
             .timeout(timeout)
             .header(http::header::CONTENT_TYPE, "application/json")
             .header(

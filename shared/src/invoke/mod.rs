@@ -29,7 +29,7 @@ pub struct ToolRequest {
     /// HTTP method from the manifest (`POST` by default).
     pub method: Method,
     /// Endpoint URL from the snapshot, never from the request.
-    pub endpoint: String,
+    pub endpoint: reqwest::Url,
     /// Forwarded caller headers (`guid`, `x-request-id`, `mcp-session-id`, `employee-no`,
     /// `virtual-employee-no`).
     pub headers: Vec<(HeaderName, HeaderValue)>,

@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::Arc;
 
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::snapshot::{Route, ServerInfo, Snapshot, Tool, ToolLookup};
@@ -73,6 +74,74 @@ fn join(path: &str, field: &str) -> String {
 /// # Errors
 /// Every [`ManifestProblem`] found, each with its JSON path.
 pub fn compile_manifest(document: &Value) -> Result<Snapshot, Vec<ManifestProblem>> {
+    compile_manifest_with(document, &RawTools::default())
+}
+
+/// The `tools` arrays a first pass over the manifest text kept as raw JSON texts (their places
+/// in the document hold empty arrays): per route of `routes`, and of the single-route form.
+#[derive(Default)]
+struct RawTools<'a> {
+    routes: Vec<Option<Vec<&'a RawValue>>>,
+    single: Option<Vec<&'a RawValue>>,
+}
+
+/// A manifest's text compiled with its tools parsed on the compiling threads: a first pass
+/// parses the document with each `tools` array's elements kept as raw JSON text, so that
+/// parsing, compiling and freeing the tools (nearly all of a large manifest) run in parallel
+/// (see `compile_tools`). `None` when the text does not have the shape of a manifest (an
+/// object, `routes` an array of objects): the caller then parses and compiles it whole, which
+/// gives the same problems in the same words.
+pub(crate) fn compile_manifest_text(
+    bytes: &[u8],
+) -> Option<Result<Snapshot, Vec<ManifestProblem>>> {
+    use std::collections::BTreeMap;
+    type Fields<'a> = BTreeMap<String, &'a RawValue>;
+    /// An object's fields parsed, and its `tools` elements as raw texts.
+    type Split<'a> = (Map<String, Value>, Option<Vec<&'a RawValue>>);
+
+    /// The fields of one object, with `tools` kept raw when it is an array.
+    fn object<'a>(fields: Fields<'a>) -> Option<Split<'a>> {
+        let mut map = Map::new();
+        let mut raw_tools = None;
+        for (name, raw) in fields {
+            if name == "tools"
+                && let Ok(tools) = serde_json::from_str::<Vec<&RawValue>>(raw.get())
+            {
+                raw_tools = Some(tools);
+                map.insert(name, Value::Array(Vec::new()));
+                continue;
+            }
+            map.insert(name, serde_json::from_str(raw.get()).ok()?);
+        }
+        Some((map, raw_tools))
+    }
+
+    let root: Fields<'_> = serde_json::from_slice(bytes).ok()?;
+    let mut raw = RawTools::default();
+    let routes = match root.get("routes") {
+        None => None,
+        Some(routes) => Some(serde_json::from_str::<Vec<Fields<'_>>>(routes.get()).ok()?),
+    };
+    let mut fields = root;
+    fields.remove("routes");
+    let (mut document, single) = object(fields)?;
+    raw.single = single;
+    if let Some(routes) = routes {
+        let mut parsed = Vec::with_capacity(routes.len());
+        for route in routes {
+            let (route, tools) = object(route)?;
+            parsed.push(Value::Object(route));
+            raw.routes.push(tools);
+        }
+        document.insert("routes".into(), Value::Array(parsed));
+    }
+    Some(compile_manifest_with(&Value::Object(document), &raw))
+}
+
+fn compile_manifest_with(
+    document: &Value,
+    raw: &RawTools<'_>,
+) -> Result<Snapshot, Vec<ManifestProblem>> {
     let mut problems = Problems::default();
     let Some(root) = document.as_object() else {
         problems.add("", "manifest must be a JSON object");
@@ -114,8 +183,13 @@ pub fn compile_manifest(document: &Value) -> Result<Snapshot, Vec<ManifestProble
                 {
                     problems.add(&join(&path, "routeKey"), format!("'{key}' is repeated"));
                 }
-                if let Some(compiled) = compile_route(route, key.clone(), &path, &mut problems)
-                    && let Some(key) = key
+                if let Some(compiled) = compile_route(
+                    route,
+                    raw.routes.get(i).and_then(Option::as_deref),
+                    key.clone(),
+                    &path,
+                    &mut problems,
+                ) && let Some(key) = key
                 {
                     snapshot.routes.insert(key, Arc::new(compiled));
                 }
@@ -134,7 +208,8 @@ pub fn compile_manifest(document: &Value) -> Result<Snapshot, Vec<ManifestProble
                     None
                 }
             };
-            snapshot.single = compile_route(root, key, "", &mut problems).map(Arc::new);
+            snapshot.single =
+                compile_route(root, raw.single.as_deref(), key, "", &mut problems).map(Arc::new);
         }
     }
     if problems.0.is_empty() {
@@ -178,6 +253,7 @@ fn optional_string(
 
 fn compile_route(
     route: &Map<String, Value>,
+    raw_tools: Option<&[&RawValue]>,
     key: Option<String>,
     path: &str,
     problems: &mut Problems,
@@ -190,15 +266,20 @@ fn compile_route(
         problems,
     );
     let tools_path = join(path, "tools");
-    let Some(tools) = route.get("tools").and_then(Value::as_array) else {
-        problems.add(&tools_path, "must be an array");
-        return None;
+    let tools = match (raw_tools, route.get("tools").and_then(Value::as_array)) {
+        (Some(raw), _) => ToolsInput::Raw(raw),
+        (None, Some(parsed)) => ToolsInput::Parsed(parsed),
+        (None, None) => {
+            problems.add(&tools_path, "must be an array");
+            return None;
+        }
     };
     let mut versions_seen = HashSet::new();
-    let mut active: Vec<(Arc<Tool>, &Value)> = Vec::new();
-    for (i, tool) in tools.iter().enumerate() {
+    let mut active: Vec<(Arc<Tool>, Box<RawValue>)> = Vec::new();
+    for (i, outcome) in compile_tools(tools, &tools_path).into_iter().enumerate() {
         let tool_path = format!("{tools_path}[{i}]");
-        if let Some((compiled, is_active)) = compile_tool(tool, &tool_path, problems) {
+        problems.0.extend(outcome.problems);
+        if let Some((compiled, is_active)) = outcome.tool {
             if !versions_seen.insert((compiled.name.clone(), compiled.version.clone())) {
                 problems.add(
                     &join(&tool_path, "_meta.version"),
@@ -208,8 +289,8 @@ fn compile_route(
                     ),
                 );
             }
-            if is_active {
-                active.push((Arc::new(compiled), tool));
+            if let (true, Some(public)) = (is_active, outcome.public) {
+                active.push((Arc::new(compiled), public));
             }
         }
     }
@@ -226,7 +307,7 @@ fn compile_route(
         let n = counts[tool.name.as_str()];
         if n == 1 {
             lookup.insert(tool.name.clone(), ToolLookup::Active(Arc::clone(tool)));
-            listed.push(PublicTool(public));
+            listed.push(&**public);
         } else {
             // CONTRACT T3: left out of the list, logged as a registry error at load.
             if !lookup.contains_key(&tool.name) {
@@ -243,7 +324,8 @@ fn compile_route(
             );
         }
     }
-    // Serialized once from the manifest's own values, without copies (STYLE 10).
+    // Each listed tool was serialized once, from the manifest's own values, on the thread that
+    // compiled it; the list only joins those texts (STYLE 10).
     let tools_list = serde_json::value::to_raw_value(&ToolsList { tools: listed }).ok()?;
     Some(Route {
         key,
@@ -251,6 +333,103 @@ fn compile_route(
         instructions: optional_string(route, "instructions", path, problems),
         tools: lookup,
         tools_list,
+    })
+}
+
+/// Fewest tools for which compiling on more than one thread pays for starting the threads.
+const PARALLEL_COMPILE_MIN_TOOLS: usize = 64;
+/// Most threads a route's tools are compiled on.
+const MAX_COMPILE_THREADS: usize = 4;
+
+/// A route's tools as the loader hands them over: the elements of a parsed `tools` array, or
+/// each element's raw JSON text, parsed on the thread that compiles it.
+#[derive(Clone, Copy)]
+enum ToolsInput<'a> {
+    Parsed(&'a [Value]),
+    Raw(&'a [&'a RawValue]),
+}
+
+/// One tool after compilation: the tool with whether it is active, the problems found in it,
+/// and for an active tool its `tools/list` entry (public fields, CONTRACT T1) as JSON text.
+struct CompiledTool {
+    tool: Option<(Tool, bool)>,
+    problems: Vec<ManifestProblem>,
+    public: Option<Box<RawValue>>,
+}
+
+fn compile_one(tool: &Value, path: &str) -> CompiledTool {
+    let mut found = Problems::default();
+    let compiled = compile_tool(tool, path, &mut found);
+    let public = match &compiled {
+        Some((_, true)) => serde_json::value::to_raw_value(&PublicTool(tool)).ok(),
+        _ => None,
+    };
+    CompiledTool {
+        tool: compiled,
+        problems: found.0,
+        public,
+    }
+}
+
+fn compile_at(tools: ToolsInput<'_>, i: usize, tools_path: &str) -> CompiledTool {
+    let path = format!("{tools_path}[{i}]");
+    match tools {
+        ToolsInput::Parsed(tools) => compile_one(&tools[i], &path),
+        // Raw text was checked as JSON by the first pass; it parses.
+        ToolsInput::Raw(tools) => match serde_json::from_str::<Value>(tools[i].get()) {
+            Ok(tool) => compile_one(&tool, &path),
+            Err(error) => CompiledTool {
+                tool: None,
+                problems: vec![ManifestProblem {
+                    path,
+                    message: format!("is not JSON: {error}"),
+                }],
+                public: None,
+            },
+        },
+    }
+}
+
+/// Compiles every tool of a route, in manifest order. Parsing and schema compilation are most
+/// of a cold start's load, so a large route is split into contiguous chunks compiled on scoped
+/// threads (as many as the instance has CPUs, at most [`MAX_COMPILE_THREADS`]); each thread
+/// parses, compiles, serializes and frees its own tools. Results and problems keep the
+/// manifest's order either way.
+fn compile_tools(tools: ToolsInput<'_>, tools_path: &str) -> Vec<CompiledTool> {
+    let count = match tools {
+        ToolsInput::Parsed(tools) => tools.len(),
+        ToolsInput::Raw(tools) => tools.len(),
+    };
+    let threads = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZeroUsize::get)
+        .min(MAX_COMPILE_THREADS);
+    if threads < 2 || count < PARALLEL_COMPILE_MIN_TOOLS {
+        return (0..count)
+            .map(|i| compile_at(tools, i, tools_path))
+            .collect();
+    }
+    let chunk = count.div_ceil(threads);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..count)
+            .step_by(chunk)
+            .map(|start| {
+                scope.spawn(move || {
+                    (start..count.min(start + chunk))
+                        .map(|i| compile_at(tools, i, tools_path))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let mut all = Vec::with_capacity(count);
+        for worker in workers {
+            // A panic on a worker goes on as it would have without threads.
+            all.extend(
+                worker
+                    .join()
+                    .unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            );
+        }
+        all
     })
 }
 
@@ -357,14 +536,14 @@ fn compile_tool(tool: &Value, path: &str, problems: &mut Problems) -> Option<(To
         }
     };
     let endpoint = match meta.get("endpoint") {
-        Some(Value::String(url)) if is_absolute_http_url(url) => url.clone(),
-        _ if std::ptr::eq(meta, &empty) => String::new(),
+        Some(Value::String(url)) if let Some(url) = absolute_http_url(url) => Some(url),
+        _ if std::ptr::eq(meta, &empty) => None,
         _ => {
             problems.add(
                 &join(&meta_path, "endpoint"),
                 "must be an absolute http(s) URL",
             );
-            String::new()
+            None
         }
     };
     let method = match meta.get("method") {
@@ -420,7 +599,7 @@ fn compile_tool(tool: &Value, path: &str, problems: &mut Problems) -> Option<(To
         Tool {
             name,
             version,
-            endpoint,
+            endpoint: endpoint?,
             method,
             timeout_ms,
             input_validator: input_validator?,
@@ -452,11 +631,11 @@ impl serde::Serialize for PublicTool<'_> {
 
 #[derive(serde::Serialize)]
 struct ToolsList<'a> {
-    tools: Vec<PublicTool<'a>>,
+    tools: Vec<&'a RawValue>,
 }
 
-fn is_absolute_http_url(url: &str) -> bool {
-    reqwest::Url::parse(url).is_ok_and(|u| {
+fn absolute_http_url(url: &str) -> Option<reqwest::Url> {
+    reqwest::Url::parse(url).ok().filter(|u| {
         matches!(u.scheme(), "http" | "https") && u.host_str().is_some_and(|h| !h.is_empty())
     })
 }
@@ -473,6 +652,98 @@ mod tests {
             "inputSchema": {"type": "object"},
             "_meta": {"version": version, "active": active, "endpoint": "http://127.0.0.1:9/x"}
         })
+    }
+
+    /// What a load made of a manifest: per route key, its serverInfo, instructions,
+    /// `tools/list` text and tool lookups; or the problems.
+    fn outcome(
+        compiled: Result<Snapshot, Vec<ManifestProblem>>,
+    ) -> Result<Vec<String>, Vec<String>> {
+        let snapshot =
+            compiled.map_err(|p| p.iter().map(ToString::to_string).collect::<Vec<_>>())?;
+        let mut routes: Vec<_> = snapshot
+            .routes
+            .iter()
+            .map(|(k, r)| (Some(k.clone()), r))
+            .chain(snapshot.single.iter().map(|r| (None, r)))
+            .map(|(k, r)| {
+                let mut lookups: Vec<String> = r
+                    .tools
+                    .iter()
+                    .map(|(name, lookup)| match lookup {
+                        ToolLookup::Active(t) => {
+                            format!(
+                                "{name}={}@{} {} {:?}",
+                                t.version, t.endpoint, t.method, t.timeout_ms
+                            )
+                        }
+                        ToolLookup::Conflict { active_versions } => {
+                            format!("{name}!{active_versions}")
+                        }
+                    })
+                    .collect();
+                lookups.sort();
+                format!(
+                    "{k:?} {:?} {:?} {:?} {} {lookups:?}",
+                    r.key,
+                    r.server,
+                    r.instructions,
+                    r.tools_list.get()
+                )
+            })
+            .collect();
+        routes.sort();
+        Ok(routes)
+    }
+
+    #[test]
+    fn r5_the_text_loader_and_the_document_loader_agree_on_every_manifest() {
+        let many: Vec<Value> = (0..150)
+            .map(|i| {
+                let mut t = tool(&format!("t{}", i % 140), &format!("{i}"), i % 7 != 0);
+                t["description"] = json!(format!("tool {i} \u{00e9} \"quoted\""));
+                t["annotations"] = json!({"readOnlyHint": true});
+                t["_hidden"] = json!(i);
+                t
+            })
+            .collect();
+        let mut broken = many.clone();
+        broken[3]["inputSchema"] = json!({"type": "object", "properties": {"a": {"type": 5}}});
+        broken[90]["_meta"]["endpoint"] = json!("ftp://x");
+        broken[120] = json!("not a tool");
+        let cases = [
+            json!({"manifestVersion": 1, "routes": [{"routeKey": "core", "tools": many.clone(),
+                   "server": {"name": "core", "version": "2"}, "instructions": "use it"},
+                   {"routeKey": "small", "tools": [tool("a", "1", true), tool("a", "2", true)]}]}),
+            json!({"manifestVersion": 1, "routes": [{"routeKey": "core", "tools": broken.clone()}]}),
+            json!({"tools": many.clone(), "routeKey": "one"}),
+            json!({"tools": broken}),
+            json!({"manifestVersion": 1, "routes": [{"routeKey": "core", "tools": "nope"}]}),
+            json!({"manifestVersion": 1, "routes": [{"routeKey": "core", "tools": many}], "tools": []}),
+            json!({"manifestVersion": 2, "routes": []}),
+            json!({"manifestVersion": 1, "routes": [{"routeKey": "bad key!", "tools": []}, "x"]}),
+            json!({"manifestVersion": 1, "routes": {"core": {}}}),
+            json!({"manifestVersion": 1}),
+            json!([1, 2]),
+        ];
+        for (n, case) in cases.iter().enumerate() {
+            let text = serde_json::to_vec(case).unwrap();
+            let by_document = outcome(compile_manifest(case));
+            let by_text = match compile_manifest_text(&text) {
+                Some(compiled) => outcome(compiled),
+                None => by_document.clone(),
+            };
+            assert_eq!(by_text, by_document, "case {n}");
+        }
+        // The shapes that take the text path do take it.
+        for n in [0, 1, 2, 3, 4, 5, 6] {
+            assert!(
+                compile_manifest_text(&serde_json::to_vec(&cases[n]).unwrap()).is_some(),
+                "case {n}"
+            );
+        }
+        assert!(outcome(compile_manifest(&cases[0])).is_ok());
+        assert!(outcome(compile_manifest(&cases[1])).unwrap_err().len() == 3);
     }
 
     #[test]

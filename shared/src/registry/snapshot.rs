@@ -27,8 +27,8 @@ pub struct Tool {
     pub name: String,
     /// The tool version from `_meta.version` (empty when the manifest gives none).
     pub version: String,
-    /// The Tool Service URL, absolute http(s) (CONTRACT X4).
-    pub endpoint: String,
+    /// The Tool Service URL, absolute http(s) (CONTRACT X4), parsed once at load.
+    pub endpoint: reqwest::Url,
     /// The HTTP method of the Tool Service call, default `POST` (CONTRACT X4).
     pub method: http::Method,
     /// `_meta.timeoutMs`, when the manifest sets one (CONTRACT X7).

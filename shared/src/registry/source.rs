@@ -267,7 +267,10 @@ impl S3Source {
     /// A source with a client from the standard AWS environment. Path-style addressing is used
     /// when a custom endpoint (`AWS_ENDPOINT_URL_S3` or `AWS_ENDPOINT_URL`) is set.
     pub async fn from_env(bucket: impl Into<String>, key: impl Into<String>) -> Self {
-        let shared = aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await;
+        let shared = aws_config::defaults(aws_config::BehaviorVersion::latest())
+            .http_client(crate::aws_http::sdk_http_client())
+            .load()
+            .await;
         let custom_endpoint = std::env::var_os("AWS_ENDPOINT_URL_S3").is_some()
             || std::env::var_os("AWS_ENDPOINT_URL").is_some();
         let config = aws_sdk_s3::config::Builder::from(&shared)
@@ -336,15 +339,19 @@ impl SnapshotSource for S3Source {
 /// # Errors
 /// [`RegistryError::NotJson`] or [`RegistryError::Invalid`].
 pub fn compile_bytes(source_name: &str, bytes: &[u8]) -> Result<Snapshot, RegistryError> {
+    let invalid = |problems| RegistryError::Invalid {
+        source_name: source_name.into(),
+        problems,
+    };
+    if let Some(compiled) = super::compile::compile_manifest_text(bytes) {
+        return compiled.map_err(invalid);
+    }
     let document: serde_json::Value =
         serde_json::from_slice(bytes).map_err(|e| RegistryError::NotJson {
             source_name: source_name.into(),
             reason: e.to_string(),
         })?;
-    compile_manifest(&document).map_err(|problems| RegistryError::Invalid {
-        source_name: source_name.into(),
-        problems,
-    })
+    compile_manifest(&document).map_err(invalid)
 }
 
 /// Limits of one load attempt.
