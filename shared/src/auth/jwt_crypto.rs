@@ -57,41 +57,31 @@ impl JwtVerifier for RingVerifier {
     }
 }
 
+/// ring's parameters of an RSA algorithm (PKCS#1 v1.5 or PSS, 2048–8192-bit keys).
+fn rsa_parameters(algorithm: &Algorithm) -> Option<&'static ring_sig::RsaParameters> {
+    Some(match algorithm {
+        Algorithm::RS256 => &ring_sig::RSA_PKCS1_2048_8192_SHA256,
+        Algorithm::RS384 => &ring_sig::RSA_PKCS1_2048_8192_SHA384,
+        Algorithm::RS512 => &ring_sig::RSA_PKCS1_2048_8192_SHA512,
+        Algorithm::PS256 => &ring_sig::RSA_PSS_2048_8192_SHA256,
+        Algorithm::PS384 => &ring_sig::RSA_PSS_2048_8192_SHA384,
+        Algorithm::PS512 => &ring_sig::RSA_PSS_2048_8192_SHA512,
+        _ => return None,
+    })
+}
+
 fn new_verifier(algorithm: &Algorithm, key: &DecodingKey) -> Result<Box<dyn JwtVerifier>, Error> {
-    let (family, check) = match algorithm {
-        Algorithm::RS256 => (
-            AlgorithmFamily::Rsa,
-            Check::Rsa(&ring_sig::RSA_PKCS1_2048_8192_SHA256),
-        ),
-        Algorithm::RS384 => (
-            AlgorithmFamily::Rsa,
-            Check::Rsa(&ring_sig::RSA_PKCS1_2048_8192_SHA384),
-        ),
-        Algorithm::RS512 => (
-            AlgorithmFamily::Rsa,
-            Check::Rsa(&ring_sig::RSA_PKCS1_2048_8192_SHA512),
-        ),
-        Algorithm::PS256 => (
-            AlgorithmFamily::Rsa,
-            Check::Rsa(&ring_sig::RSA_PSS_2048_8192_SHA256),
-        ),
-        Algorithm::PS384 => (
-            AlgorithmFamily::Rsa,
-            Check::Rsa(&ring_sig::RSA_PSS_2048_8192_SHA384),
-        ),
-        Algorithm::PS512 => (
-            AlgorithmFamily::Rsa,
-            Check::Rsa(&ring_sig::RSA_PSS_2048_8192_SHA512),
-        ),
-        Algorithm::ES256 => (
+    let (family, check) = match (algorithm, rsa_parameters(algorithm)) {
+        (_, Some(params)) => (AlgorithmFamily::Rsa, Check::Rsa(params)),
+        (Algorithm::ES256, _) => (
             AlgorithmFamily::Ec,
             Check::Other(&ring_sig::ECDSA_P256_SHA256_FIXED),
         ),
-        Algorithm::ES384 => (
+        (Algorithm::ES384, _) => (
             AlgorithmFamily::Ec,
             Check::Other(&ring_sig::ECDSA_P384_SHA384_FIXED),
         ),
-        Algorithm::EdDSA => (AlgorithmFamily::Ed, Check::Other(&ring_sig::ED25519)),
+        (Algorithm::EdDSA, _) => (AlgorithmFamily::Ed, Check::Other(&ring_sig::ED25519)),
         // HMAC, and any algorithm a later jsonwebtoken adds.
         _ => return Err(ErrorKind::InvalidAlgorithm.into()),
     };
