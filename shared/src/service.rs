@@ -45,11 +45,14 @@ pub enum GatewayError {
 
 /// The gateway: configuration, the registry snapshot of this warm instance, a tool invoker and,
 /// when `MCP_AUTH` asks for it, the inbound authenticator.
+///
+/// The registry and the authenticator are shared with every [`Gateway::sibling`]; the invoker
+/// is each gateway's own.
 pub struct Gateway<I = HttpInvoker> {
     config: Config,
-    registry: Registry,
+    registry: Arc<Registry>,
     invoker: I,
-    auth: Option<Authenticator>,
+    auth: Option<Arc<Authenticator>>,
 }
 
 /// The `-32603` detail when no snapshot is loaded (CONTRACT X8).
@@ -104,7 +107,7 @@ impl Gateway<HttpInvoker> {
         let invoker = HttpInvoker::from_config(&config)?;
         let auth = Authenticator::from_config(&config).await;
         let mut gateway = Self::with_registry(config, registry, invoker);
-        gateway.auth = auth;
+        gateway.auth = auth.map(Arc::new);
         Ok(gateway)
     }
 
@@ -129,7 +132,7 @@ impl Gateway<HttpInvoker> {
                 let asks_for_auth =
                     std::env::var("MCP_AUTH").is_ok_and(|mode| !matches!(mode.trim(), "" | "none"));
                 if asks_for_auth {
-                    gateway.auth = Some(Authenticator::misconfigured());
+                    gateway.auth = Some(Arc::new(Authenticator::misconfigured()));
                 }
                 Ok(gateway)
             }
@@ -153,7 +156,7 @@ impl<I: ToolInvoker> Gateway<I> {
     pub fn with_registry(config: Config, registry: Registry, invoker: I) -> Self {
         Self {
             config,
-            registry,
+            registry: Arc::new(registry),
             invoker,
             auth: None,
         }
@@ -162,8 +165,23 @@ impl<I: ToolInvoker> Gateway<I> {
     /// This gateway with inbound authentication.
     #[must_use]
     pub fn with_auth(mut self, auth: Authenticator) -> Self {
-        self.auth = Some(auth);
+        self.auth = Some(Arc::new(auth));
         self
+    }
+
+    /// A gateway with the same configuration, registry (snapshot and R4 retry state) and
+    /// authenticator (rate limits, caches) that calls Tool Services through `invoker`.
+    ///
+    /// A server with one async runtime per thread gives each thread a sibling with its own
+    /// connection pool, so a call never waits on a connection task of another thread.
+    #[must_use]
+    pub fn sibling<J: ToolInvoker>(&self, invoker: J) -> Gateway<J> {
+        Gateway {
+            config: self.config.clone(),
+            registry: Arc::clone(&self.registry),
+            invoker,
+            auth: self.auth.clone(),
+        }
     }
 
     /// The configuration in force.

@@ -3,7 +3,7 @@
 //! the in-process sample Tool Service.
 
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::num::NonZeroUsize;
 
 use clap::Parser;
 use mcp_gateway::auth::Authenticator;
@@ -31,6 +31,10 @@ struct Args {
     /// Write logs as JSON lines (as the Lambda functions do).
     #[arg(long)]
     log_json: bool,
+    /// Serving threads, each with its own single-threaded runtime and Tool Service connection
+    /// pool (default: the number of CPUs available to the process).
+    #[arg(long)]
+    threads: Option<NonZeroUsize>,
 }
 
 fn local_defaults() -> Config {
@@ -46,7 +50,9 @@ fn local_defaults() -> Config {
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-#[tokio::main]
+/// The main thread's runtime loads the registry, runs the sample Tool Service and accepts
+/// connections; requests are served on [`server::serve_threads`]' threads.
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args = Args::parse();
     init(if args.log_json {
@@ -89,7 +95,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
         gateway = gateway.with_auth(auth);
     }
-    let gateway = Arc::new(gateway);
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().unwrap_or(NonZeroUsize::MIN));
 
     let listener = tokio::net::TcpListener::bind(args.listen).await?;
     let addr = listener.local_addr()?;
@@ -105,12 +113,16 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if let Some(origin) = &sample_origin {
         eprintln!("mcp-local: sample Tool Service {origin}");
     }
-    axum::serve(listener, server::router(gateway))
-        .with_graceful_shutdown(async {
+    server::serve_threads(
+        listener,
+        &gateway,
+        threads,
+        || HttpInvoker::from_config(&config),
+        async {
             let _ = tokio::signal::ctrl_c().await;
-        })
-        .await?;
-    Ok(())
+        },
+    )
+    .await
 }
 
 fn rebased_sample(origin: &str) -> Result<mcp_gateway::registry::Snapshot, RegistryError> {

@@ -1,16 +1,22 @@
 //! Serving the gateway with axum/hyper: bodies read with the `MCP_MAX_REQUEST_BYTES` cap, each
 //! request handled in its own task so its usage event is written even when the client goes away
-//! (CONTRACT H7, U2).
+//! (CONTRACT H7, U2), on one single-threaded runtime per serving thread ([`serve_threads`]).
 
+use std::io;
+use std::net::SocketAddr;
+use std::num::NonZeroUsize;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::response::Response;
+use axum::serve::Listener;
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 use mcp_gateway::invoke::ToolInvoker;
 use mcp_gateway::{Gateway, InvocationContext, RequestBody};
+use tokio::sync::{mpsc, oneshot, watch};
 
 /// A router that sends every path and method to the gateway (it answers 404/405 itself).
 pub fn router<I: ToolInvoker>(gateway: Arc<Gateway<I>>) -> Router {
@@ -40,4 +46,139 @@ async fn handle<I: ToolInvoker>(
             response
         }
     }
+}
+
+/// An accepted connection handed to a serving thread: the socket (deregistered from the
+/// accepting runtime) and the peer address.
+type Handoff = (std::net::TcpStream, SocketAddr);
+
+/// The connections one serving thread is handed, as an axum [`Listener`].
+struct HandoffListener {
+    connections: mpsc::UnboundedReceiver<Handoff>,
+    local_addr: SocketAddr,
+}
+
+impl Listener for HandoffListener {
+    type Io = tokio::net::TcpStream;
+    type Addr = SocketAddr;
+
+    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+        loop {
+            let Some((stream, peer)) = self.connections.recv().await else {
+                // The acceptor has stopped: no more connections; shutdown ends this thread.
+                return std::future::pending().await;
+            };
+            match tokio::net::TcpStream::from_std(stream) {
+                Ok(io) => return (io, peer),
+                Err(error) => tracing::warn!(%error, "accepted connection dropped"),
+            }
+        }
+    }
+
+    fn local_addr(&self) -> io::Result<Self::Addr> {
+        Ok(self.local_addr)
+    }
+}
+
+/// Serves on `listener` with `threads` serving threads, each a single-threaded tokio runtime
+/// with its own [`Gateway::sibling`] (its own Tool Service connection pool) built by
+/// `invoker`. The calling task accepts connections and hands them to the threads in turn, so
+/// a connection, its requests and their Tool Service calls all run on one thread: no
+/// cross-thread wake-ups on the request path.
+///
+/// Returns when `shutdown` completes and every thread has finished its open requests
+/// (graceful shutdown, as `axum::serve`).
+///
+/// # Errors
+/// The invoker's error, or the OS error when a thread cannot be started or the listener's
+/// address cannot be read.
+pub async fn serve_threads<I, J, E>(
+    listener: tokio::net::TcpListener,
+    gateway: &Gateway<I>,
+    threads: NonZeroUsize,
+    invoker: impl Fn() -> Result<J, E>,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), Box<dyn std::error::Error>>
+where
+    I: ToolInvoker,
+    J: ToolInvoker + 'static,
+    E: std::error::Error + 'static,
+{
+    let local_addr = listener.local_addr()?;
+    let (stop, stopped) = watch::channel(false);
+    let mut senders = Vec::with_capacity(threads.get());
+    let mut finished = Vec::with_capacity(threads.get());
+    for index in 0..threads.get() {
+        let sibling = Arc::new(gateway.sibling(invoker()?));
+        let (sender, connections) = mpsc::unbounded_channel();
+        let (done, finished_one) = oneshot::channel::<()>();
+        let mut stopped = stopped.clone();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        std::thread::Builder::new()
+            .name(format!("mcp-serve-{index}"))
+            .spawn(move || {
+                runtime.block_on(async move {
+                    let listener = HandoffListener {
+                        connections,
+                        local_addr,
+                    };
+                    let served = axum::serve(listener, router(sibling))
+                        .with_graceful_shutdown(async move {
+                            let _ = stopped.wait_for(|stop| *stop).await;
+                        })
+                        .await;
+                    if let Err(error) = served {
+                        tracing::error!(%error, "serving thread stopped");
+                    }
+                });
+                let _ = done.send(());
+            })?;
+        senders.push(sender);
+        finished.push(finished_one);
+    }
+
+    let accept = async {
+        let mut next = 0;
+        loop {
+            match listener.accept().await {
+                Ok((stream, peer)) => {
+                    let _ = stream.set_nodelay(true);
+                    match stream.into_std() {
+                        Ok(stream) => {
+                            let _ = senders[next].send((stream, peer));
+                            next = (next + 1) % senders.len();
+                        }
+                        Err(error) => tracing::warn!(%error, "accepted connection dropped"),
+                    }
+                }
+                Err(error) if is_connection_error(&error) => {}
+                // Out of file descriptors and the like: wait instead of spinning (as axum does).
+                Err(error) => {
+                    tracing::error!(%error, "accept failed");
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
+            }
+        }
+    };
+    tokio::select! {
+        () = accept => {}
+        () = shutdown => {}
+    }
+    drop(senders);
+    let _ = stop.send(true);
+    for finished_one in finished {
+        let _ = finished_one.await;
+    }
+    Ok(())
+}
+
+fn is_connection_error(error: &io::Error) -> bool {
+    matches!(
+        error.kind(),
+        io::ErrorKind::ConnectionRefused
+            | io::ErrorKind::ConnectionAborted
+            | io::ErrorKind::ConnectionReset
+    )
 }

@@ -18,6 +18,10 @@ struct LocalServer {
 
 impl LocalServer {
     fn start(env: &[(&str, &str)]) -> Self {
+        Self::start_with_args(&[], env)
+    }
+
+    fn start_with_args(args: &[&str], env: &[(&str, &str)]) -> Self {
         let mut command = Command::new(env!("CARGO_BIN_EXE_mcp-local"));
         command
             .args([
@@ -27,6 +31,7 @@ impl LocalServer {
                 "127.0.0.1:0",
                 "--log-json",
             ])
+            .args(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         for (name, _) in std::env::vars() {
@@ -578,4 +583,160 @@ fn with_token_auth_the_usage_log_records_the_auth_outcome_and_never_the_token() 
     for secret in [token.expose(), &token.expose()[6..], &hash[4..]] {
         assert!(!logs.contains(secret), "{secret} leaked into the log");
     }
+}
+
+/// The names of the process's threads that serve requests (`mcp-serve-N`).
+fn serving_threads(pid: u32) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(format!("/proc/{pid}/task"))
+        .unwrap()
+        .map_while(Result::ok)
+        .filter_map(|task| std::fs::read_to_string(task.path().join("comm")).ok())
+        .map(|name| name.trim().to_string())
+        .filter(|name| name.starts_with("mcp-serve-"))
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn serving_threads_answer_concurrent_keep_alive_connections_from_one_registry() {
+    let server = LocalServer::start_with_args(&["--threads", "3"], &[]);
+    // The endpoint is printed once the socket listens; the threads start right after.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while serving_threads(server.child.id()).len() < 3 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(
+        serving_threads(server.child.id()),
+        ["mcp-serve-0", "mcp-serve-1", "mcp-serve-2"]
+    );
+
+    // Six clients at once, each one connection (curl reuses it) with five tools/call.
+    let run = format!("run-{}", std::process::id());
+    let clients: Vec<_> = (0..6)
+        .map(|client| {
+            let url = server.url("/mcp/core");
+            let run = run.clone();
+            std::thread::spawn(move || {
+                let mut args: Vec<String> = vec!["-s".into()];
+                for call in 0..5 {
+                    if call > 0 {
+                        args.push("--next".into());
+                    }
+                    let body = json!({"jsonrpc": "2.0", "id": call, "method": "tools/call",
+                        "params": {"name": "create_ticket",
+                                   "arguments": {"title": "스레드 테스트", "priority": "low"}}});
+                    args.extend([
+                        "-s".into(),
+                        "-w".into(),
+                        "\n".into(),
+                        url.clone(),
+                        "-H".into(),
+                        "Content-Type: application/json".into(),
+                        "-H".into(),
+                        "MCP-Protocol-Version: 2025-11-25".into(),
+                        "-H".into(),
+                        format!("x-request-id: {run}-{client}"),
+                        "--data-binary".into(),
+                        body.to_string(),
+                    ]);
+                }
+                let output = Command::new("curl")
+                    .args(&args)
+                    .output()
+                    .expect("curl runs");
+                String::from_utf8(output.stdout).unwrap()
+            })
+        })
+        .collect();
+    let mut tickets = Vec::new();
+    for client in clients {
+        let output = client.join().unwrap();
+        let answers: Vec<Value> = output
+            .lines()
+            .filter(|line| !line.is_empty())
+            .map(|line| serde_json::from_str(line).expect("a JSON-RPC response"))
+            .collect();
+        assert_eq!(answers.len(), 5, "{output}");
+        for answer in answers {
+            assert_eq!(answer["result"]["isError"], false, "{answer}");
+            let text = answer["result"]["content"][0]["text"].as_str().unwrap();
+            let ticket: Value = serde_json::from_str(text).unwrap();
+            tickets.push(ticket["ticketId"].clone());
+        }
+    }
+    // Every call reached the one sample Tool Service: 30 different tickets.
+    let distinct: std::collections::BTreeSet<String> =
+        tickets.iter().map(ToString::to_string).collect();
+    assert_eq!(distinct.len(), 30, "{tickets:?}");
+    for client in 0..6 {
+        let usage = server.usage_events(&format!("{run}-{client}"), 5);
+        assert_eq!(usage.len(), 5, "one usage event per request: {usage:?}");
+        assert!(usage.iter().all(|event| event["outcome"] == "ok"));
+    }
+}
+
+#[test]
+fn ctrl_c_lets_a_call_in_flight_finish_before_the_server_exits() {
+    use std::io::{Read, Write};
+    use std::sync::atomic::Ordering;
+
+    let (endpoint, calls) = slow_tool_service(Duration::from_millis(800));
+    let manifest = json!({"tools": [{
+        "name": "slow_search", "inputSchema": {"type": "object"},
+        "_meta": {"endpoint": endpoint, "timeoutMs": 10000}
+    }]});
+    let path = std::env::temp_dir().join(format!("mcp-local-stop-{}.json", std::process::id()));
+    std::fs::write(&path, manifest.to_string()).unwrap();
+    let source = format!("file:{}", path.display());
+    let mut server = LocalServer::start_with_args(
+        &["--threads", "2"],
+        &[("MCP_REGISTRY_SOURCE", &source), ("MCP_PROFILE", "prod")],
+    );
+
+    let body = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "slow_search", "arguments": {}}})
+    .to_string();
+    let addr = server.base.trim_start_matches("http://").to_string();
+    let mut stream = std::net::TcpStream::connect(&addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    write!(
+        stream,
+        "POST /mcp/core HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\n\
+         mcp-protocol-version: 2025-11-25\r\nconnection: close\r\n\
+         content-length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while calls.load(Ordering::SeqCst) == 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(calls.load(Ordering::SeqCst), 1, "the call is in flight");
+
+    let signal = Command::new("kill")
+        .args(["-INT", &server.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(signal.success());
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let _ = std::fs::remove_file(&path);
+    assert!(answer.starts_with("HTTP/1.1 200 OK"), "{answer}");
+    let (_, json_body) = answer.split_once("\r\n\r\n").unwrap();
+    let response: Value = serde_json::from_str(json_body).unwrap();
+    assert_eq!(response["id"], 7);
+    assert_eq!(response["result"]["isError"], false, "{response}");
+
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = server.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "mcp-local exits after ctrl-c");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success(), "{status}");
 }

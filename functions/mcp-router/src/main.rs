@@ -12,7 +12,7 @@ use mcp_gateway::{Config, Gateway};
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-#[tokio::main]
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     init(LogFormat::Json);
     let gateway = Arc::new(Gateway::from_env_or_broken(Config::dynamic_defaults()).await?);
