@@ -19,7 +19,6 @@ use bytes::BytesMut;
 
 use super::{InvokeError, ToolInvoker, ToolRequest, ToolResponse};
 use crate::config::Config;
-use crate::registry::MAX_TOOL_TIMEOUT_MS;
 
 /// How long an idle pooled connection is kept, below the 60 s idle timeout of common load
 /// balancers so that a reused connection is rarely one the far side already closed.
@@ -45,9 +44,9 @@ impl HttpInvoker {
     }
 
     /// Builds the client: keep-alive pool, no redirects (a 3xx is a tool error), the
-    /// `MCP_TOOL_PROXY` proxy or none (never one from the environment), connect timeout
-    /// `MCP_TOOL_CONNECT_TIMEOUT_MS`, and a total timeout of the longest tool timeout as a
-    /// backstop behind each call's own (CONTRACT X7).
+    /// `MCP_TOOL_PROXY` proxy or none (never one from the environment) and connect timeout
+    /// `MCP_TOOL_CONNECT_TIMEOUT_MS`. Each call's own timeout (CONTRACT X7) is one timer over
+    /// the whole exchange, set in [`ToolInvoker::invoke`].
     ///
     /// # Errors
     /// The reqwest builder's error when TLS cannot be set up or the proxy URL is unusable.
@@ -58,7 +57,6 @@ impl HttpInvoker {
             .referer(false)
             .no_proxy()
             .connect_timeout(Duration::from_millis(config.tool_connect_timeout_ms))
-            .timeout(Duration::from_millis(MAX_TOOL_TIMEOUT_MS))
             .pool_idle_timeout(POOL_IDLE_TIMEOUT)
             .tcp_keepalive(TCP_KEEPALIVE)
             .tcp_nodelay(true)
@@ -131,7 +129,6 @@ impl ToolInvoker for HttpInvoker {
         let mut builder = self
             .client
             .request(request.method, request.endpoint)
-            .timeout(timeout)
             .header(http::header::CONTENT_TYPE, "application/json")
             .header(
                 http::header::ACCEPT,
