@@ -301,8 +301,8 @@ fn compile_route(
     for (tool, _) in &active {
         *counts.entry(tool.name.as_str()).or_default() += 1;
     }
-    let mut lookup = HashMap::new();
-    let mut listed = Vec::new();
+    let mut lookup = HashMap::with_capacity(active.len());
+    let mut listed = Vec::with_capacity(active.len());
     for (tool, public) in &active {
         let n = counts[tool.name.as_str()];
         if n == 1 {
@@ -325,8 +325,9 @@ fn compile_route(
         }
     }
     // Each listed tool was serialized once, from the manifest's own values, on the thread that
-    // compiled it; the list only joins those texts (STYLE 10).
-    let tools_list = serde_json::value::to_raw_value(&ToolsList { tools: listed }).ok()?;
+    // compiled it; the list only joins those texts (STYLE 10), into one buffer of the final size:
+    // a growing buffer would fault in fresh memory at each doubling of a cold start.
+    let tools_list = join_tools_list(&listed)?;
     Some(Route {
         key,
         server,
@@ -409,8 +410,10 @@ fn compile_tools(tools: ToolsInput<'_>, tools_path: &str) -> Vec<CompiledTool> {
             .collect();
     }
     let chunk = count.div_ceil(threads);
+    // The first chunk is compiled on the calling thread, whose allocator heap is already warm;
+    // each spawned thread starts a heap of its own in memory not yet touched.
     std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..count)
+        let workers: Vec<_> = (chunk..count)
             .step_by(chunk)
             .map(|start| {
                 scope.spawn(move || {
@@ -421,6 +424,7 @@ fn compile_tools(tools: ToolsInput<'_>, tools_path: &str) -> Vec<CompiledTool> {
             })
             .collect();
         let mut all = Vec::with_capacity(count);
+        all.extend((0..chunk.min(count)).map(|i| compile_at(tools, i, tools_path)));
         for worker in workers {
             // A panic on a worker goes on as it would have without threads.
             all.extend(
@@ -629,9 +633,23 @@ impl serde::Serialize for PublicTool<'_> {
     }
 }
 
-#[derive(serde::Serialize)]
-struct ToolsList<'a> {
-    tools: Vec<&'a RawValue>,
+/// The `tools/list` result `{"tools":[…]}` over the tools' serialized entries, written once
+/// into a buffer of its exact length (the same text `serde_json` writes for the list).
+fn join_tools_list(listed: &[&RawValue]) -> Option<Box<RawValue>> {
+    const OPEN: &str = r#"{"tools":["#;
+    const CLOSE: &str = "]}";
+    let entries: usize = listed.iter().map(|entry| entry.get().len()).sum();
+    let mut text =
+        String::with_capacity(OPEN.len() + entries + listed.len().saturating_sub(1) + CLOSE.len());
+    text.push_str(OPEN);
+    for (i, entry) in listed.iter().enumerate() {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push_str(entry.get());
+    }
+    text.push_str(CLOSE);
+    RawValue::from_string(text).ok()
 }
 
 fn absolute_http_url(url: &str) -> Option<reqwest::Url> {
@@ -645,6 +663,24 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn t1_the_joined_tools_list_is_the_text_serde_json_writes_for_it() {
+        let entries: Vec<Box<RawValue>> = [
+            json!({"name": "a", "inputSchema": {"type": "object"}}),
+            json!({"name": "검색", "description": "quote \" and \\ and \u{1}", "title": "😀"}),
+            json!({"name": "c", "annotations": {"readOnlyHint": true}}),
+        ]
+        .iter()
+        .map(|v| serde_json::value::to_raw_value(v).unwrap())
+        .collect();
+        for n in 0..=entries.len() {
+            let listed: Vec<&RawValue> = entries[..n].iter().map(AsRef::as_ref).collect();
+            let joined = join_tools_list(&listed).unwrap();
+            let expected = serde_json::to_string(&json!({"tools": listed})).unwrap();
+            assert_eq!(joined.get(), expected);
+        }
+    }
 
     fn tool(name: &str, version: &str, active: bool) -> Value {
         json!({
