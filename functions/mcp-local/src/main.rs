@@ -32,8 +32,8 @@ struct Args {
     #[arg(long)]
     log_json: bool,
     /// Serving threads, each with its own single-threaded runtime and Tool Service connection
-    /// pool (default: the number of CPUs available to the process).
-    #[arg(long)]
+    /// pool: 1 to 256 (default: the number of CPUs available to the process).
+    #[arg(long, value_parser = serving_threads)]
     threads: Option<NonZeroUsize>,
 }
 
@@ -99,7 +99,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().unwrap_or(NonZeroUsize::MIN));
 
-    let listener = tokio::net::TcpListener::bind(args.listen).await?;
+    let listener = listen(args.listen)?;
     let addr = listener.local_addr()?;
     eprintln!(
         "mcp-local: MCP endpoint http://{addr}{} ({} routing, registry {})",
@@ -118,11 +118,63 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         &gateway,
         threads,
         || HttpInvoker::from_config(&config),
-        async {
-            let _ = tokio::signal::ctrl_c().await;
-        },
+        shutdown_signals()?,
+        SHUTDOWN_GRACE,
     )
     .await
+}
+
+/// Most serving threads `--threads` accepts: each holds a runtime, file descriptors and a
+/// connection pool of its own.
+const MAX_THREADS: usize = 256;
+
+fn serving_threads(text: &str) -> Result<NonZeroUsize, String> {
+    text.parse::<NonZeroUsize>()
+        .ok()
+        .filter(|n| n.get() <= MAX_THREADS)
+        .ok_or_else(|| format!("expected a whole number from 1 to {MAX_THREADS}"))
+}
+
+/// How long requests in flight may take to finish after a shutdown signal.
+const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// The listening socket, with a backlog of 1,024 pending connections (the kernel may cap it
+/// lower) so that a burst of new clients is not turned away.
+fn listen(addr: SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
+    let socket = if addr.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(1024)
+}
+
+/// One message per shutdown signal: Ctrl-C (SIGINT) and, on Unix, SIGTERM.
+fn shutdown_signals() -> std::io::Result<tokio::sync::mpsc::UnboundedReceiver<()>> {
+    let (sender, receiver) = tokio::sync::mpsc::unbounded_channel();
+    #[cfg(unix)]
+    {
+        let mut terminate =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+        let sender = sender.clone();
+        tokio::spawn(async move {
+            while terminate.recv().await.is_some() {
+                if sender.send(()).is_err() {
+                    break;
+                }
+            }
+        });
+    }
+    tokio::spawn(async move {
+        while tokio::signal::ctrl_c().await.is_ok() {
+            if sender.send(()).is_err() {
+                break;
+            }
+        }
+    });
+    Ok(receiver)
 }
 
 fn rebased_sample(origin: &str) -> Result<mcp_gateway::registry::Snapshot, RegistryError> {

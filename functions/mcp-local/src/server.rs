@@ -86,8 +86,10 @@ impl Listener for HandoffListener {
 /// a connection, its requests and their Tool Service calls all run on one thread: no
 /// cross-thread wake-ups on the request path.
 ///
-/// Returns when `shutdown` completes and every thread has finished its open requests
-/// (graceful shutdown, as `axum::serve`).
+/// Stops on the first message on `stop_requests` (a shutdown signal): the listener closes (new
+/// connections are refused), idle connections close, and requests in flight get up to `grace`
+/// to finish. A second message, or the end of `grace`, ends the wait at once: a client that
+/// never finishes sending its request cannot hold the process.
 ///
 /// # Errors
 /// The invoker's error, or the OS error when a thread cannot be started or the listener's
@@ -97,7 +99,8 @@ pub async fn serve_threads<I, J, E>(
     gateway: &Gateway<I>,
     threads: NonZeroUsize,
     invoker: impl Fn() -> Result<J, E>,
-    shutdown: impl Future<Output = ()>,
+    mut stop_requests: mpsc::UnboundedReceiver<()>,
+    grace: Duration,
 ) -> Result<(), Box<dyn std::error::Error>>
 where
     I: ToolInvoker,
@@ -164,12 +167,22 @@ where
     };
     tokio::select! {
         () = accept => {}
-        () = shutdown => {}
+        _ = stop_requests.recv() => {}
     }
+    drop(listener);
     drop(senders);
     let _ = stop.send(true);
-    for finished_one in finished {
-        let _ = finished_one.await;
+    let all_finished = async {
+        for finished_one in finished {
+            let _ = finished_one.await;
+        }
+    };
+    tokio::select! {
+        () = all_finished => {}
+        () = tokio::time::sleep(grace) => {
+            tracing::warn!(grace_s = grace.as_secs(), "requests still open after the shutdown grace period");
+        }
+        Some(()) = stop_requests.recv() => {}
     }
     Ok(())
 }

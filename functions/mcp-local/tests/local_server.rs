@@ -676,8 +676,37 @@ fn serving_threads_answer_concurrent_keep_alive_connections_from_one_registry() 
     }
 }
 
+fn send_signal(server: &LocalServer, signal: &str) {
+    let status = Command::new("kill")
+        .args([&format!("-{signal}"), &server.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+/// The exit status of `server` once it has exited, waiting at most `seconds`.
+fn exit_within(server: &mut LocalServer, seconds: u64) -> std::process::ExitStatus {
+    let deadline = Instant::now() + Duration::from_secs(seconds);
+    loop {
+        if let Some(status) = server.child.try_wait().unwrap() {
+            return status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "mcp-local exits within {seconds} s"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 #[test]
-fn ctrl_c_lets_a_call_in_flight_finish_before_the_server_exits() {
+fn ctrl_c_and_sigterm_let_a_call_in_flight_finish_before_the_server_exits() {
+    for signal in ["INT", "TERM"] {
+        shutdown_lets_a_call_in_flight_finish(signal);
+    }
+}
+
+fn shutdown_lets_a_call_in_flight_finish(signal: &str) {
     use std::io::{Read, Write};
     use std::sync::atomic::Ordering;
 
@@ -716,11 +745,7 @@ fn ctrl_c_lets_a_call_in_flight_finish_before_the_server_exits() {
     }
     assert_eq!(calls.load(Ordering::SeqCst), 1, "the call is in flight");
 
-    let signal = Command::new("kill")
-        .args(["-INT", &server.child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(signal.success());
+    send_signal(&server, signal);
     let mut answer = String::new();
     stream.read_to_string(&mut answer).unwrap();
     let _ = std::fs::remove_file(&path);
@@ -730,13 +755,63 @@ fn ctrl_c_lets_a_call_in_flight_finish_before_the_server_exits() {
     assert_eq!(response["id"], 7);
     assert_eq!(response["result"]["isError"], false, "{response}");
 
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let status = loop {
-        if let Some(status) = server.child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(Instant::now() < deadline, "mcp-local exits after ctrl-c");
+    let status = exit_within(&mut server, 10);
+    assert!(status.success(), "SIG{signal}: {status}");
+}
+
+#[test]
+fn after_ctrl_c_new_connections_are_refused_and_a_second_ctrl_c_exits_despite_a_half_sent_request()
+{
+    use std::io::Write;
+
+    let mut server = LocalServer::start_with_args(&["--threads", "2"], &[]);
+    let addr = server.base.trim_start_matches("http://").to_string();
+    // A client that sends part of a request and then nothing more.
+    let mut stalled = std::net::TcpStream::connect(&addr).unwrap();
+    write!(
+        stalled,
+        "POST /mcp/core HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\n\
+         content-length: 100\r\n\r\n{{\"jsonrpc\":"
+    )
+    .unwrap();
+    stalled.flush().unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+
+    send_signal(&server, "INT");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while std::net::TcpStream::connect(&addr).is_ok() {
+        assert!(
+            Instant::now() < deadline,
+            "the listener closes on the first ctrl-c"
+        );
         std::thread::sleep(Duration::from_millis(20));
-    };
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        server.child.try_wait().unwrap().is_none(),
+        "the half-sent request is waited for"
+    );
+
+    send_signal(&server, "INT");
+    let status = exit_within(&mut server, 5);
     assert!(status.success(), "{status}");
+    drop(stalled);
+}
+
+#[test]
+fn threads_outside_1_to_256_are_refused_with_a_clear_error() {
+    for value in ["0", "257", "many"] {
+        let output = Command::new(env!("CARGO_BIN_EXE_mcp-local"))
+            .args(["--threads", value, "--listen", "127.0.0.1:0"])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "--threads {value}");
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert!(
+            stderr.contains(&format!(
+                "invalid value '{value}' for '--threads <THREADS>': expected a whole number from 1 to 256"
+            )),
+            "{stderr}"
+        );
+    }
 }
