@@ -29,11 +29,17 @@ async fn handle<I: ToolInvoker>(
 ) -> Response {
     let (parts, body) = request.into_parts();
     let limit = gateway.config().max_request_bytes;
-    let body = match Limited::new(body, limit).collect().await {
-        Ok(collected) => RequestBody::Full(collected.to_bytes()),
-        Err(error) if error.downcast_ref::<LengthLimitError>().is_some() => RequestBody::TooLarge,
-        // The client broke off mid-body: what arrived is handled as sent.
-        Err(_) => RequestBody::Full(bytes::Bytes::new()),
+    // CONTRACT H7: a body announced over the limit is refused before any of it is read, so a
+    // client cannot hold the connection open by never sending what it announced.
+    let announced = parts
+        .headers
+        .get(http::header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.trim().parse::<u64>().ok());
+    let body = if announced.is_some_and(|length| length > limit as u64) {
+        RequestBody::TooLarge
+    } else {
+        read_body(body, limit).await
     };
     let request = http::Request::from_parts(parts, body);
     let task =
@@ -45,6 +51,16 @@ async fn handle<I: ToolInvoker>(
             *response.status_mut() = http::StatusCode::INTERNAL_SERVER_ERROR;
             response
         }
+    }
+}
+
+/// The request body, at most `limit` bytes (CONTRACT H7).
+async fn read_body(body: Body, limit: usize) -> RequestBody {
+    match Limited::new(body, limit).collect().await {
+        Ok(collected) => RequestBody::Full(collected.to_bytes()),
+        Err(error) if error.downcast_ref::<LengthLimitError>().is_some() => RequestBody::TooLarge,
+        // The client broke off mid-body: what arrived is handled as sent.
+        Err(_) => RequestBody::Full(bytes::Bytes::new()),
     }
 }
 

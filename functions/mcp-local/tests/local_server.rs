@@ -310,6 +310,39 @@ fn http_policy_holds_over_a_real_socket() {
         serde_json::from_str::<Value>(&body).unwrap()["error"],
         "payload_too_large"
     );
+    // H7: a body announced over the limit is refused before it is sent.
+    {
+        use std::io::{Read, Write};
+        let addr = server.base.trim_start_matches("http://").to_string();
+        let mut stream = std::net::TcpStream::connect(&addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        write!(
+            stream,
+            "POST /mcp/core HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\n\
+             mcp-protocol-version: 2025-11-25\r\ncontent-length: 1000000000\r\n\r\n{{\"jsonrpc\":"
+        )
+        .unwrap();
+        // Read until the whole JSON body is there (it may come in more than one segment).
+        let mut answer = Vec::new();
+        let error: Value = loop {
+            let mut chunk = [0_u8; 4096];
+            let n = stream
+                .read(&mut chunk)
+                .expect("an answer before the body is sent");
+            assert!(n > 0, "closed before a whole answer: {answer:?}");
+            answer.extend_from_slice(&chunk[..n]);
+            let text = String::from_utf8_lossy(&answer).into_owned();
+            if let Some((_, json_body)) = text.split_once("\r\n\r\n")
+                && let Ok(error) = serde_json::from_str::<Value>(json_body)
+            {
+                assert!(text.starts_with("HTTP/1.1 413"), "{text}");
+                break error;
+            }
+        };
+        assert_eq!(error["error"], "payload_too_large", "{error}");
+    }
     // P6: outside the endpoint is a JSON 404.
     let out = run_shell(&format!(
         "curl -s -o /dev/null -w '%{{http_code}}' -X POST {}",
