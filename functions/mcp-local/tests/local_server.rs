@@ -191,6 +191,16 @@ fn readme_curl_walkthrough_works_against_the_real_binary() {
     assert!(call["result"]["content"][0]["_meta"]["searchTime"].is_u64());
 }
 
+/// A plain TCP connection to `server` (reads time out after 10 s) and its `host:port`.
+fn raw_connection(server: &LocalServer) -> (std::net::TcpStream, String) {
+    let addr = server.base.trim_start_matches("http://").to_string();
+    let stream = std::net::TcpStream::connect(&addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    (stream, addr)
+}
+
 fn post(server: &LocalServer, headers: &[(&str, &str)], body: &Value) -> (u16, String) {
     let mut args = vec![
         "-s".to_string(),
@@ -313,11 +323,7 @@ fn http_policy_holds_over_a_real_socket() {
     // H7: a body announced over the limit is refused before it is sent.
     {
         use std::io::{Read, Write};
-        let addr = server.base.trim_start_matches("http://").to_string();
-        let mut stream = std::net::TcpStream::connect(&addr).unwrap();
-        stream
-            .set_read_timeout(Some(Duration::from_secs(10)))
-            .unwrap();
+        let (mut stream, addr) = raw_connection(&server);
         write!(
             stream,
             "POST /mcp/core HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\n\
@@ -759,11 +765,7 @@ fn shutdown_lets_a_call_in_flight_finish(signal: &str) {
     let body = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
         "params": {"name": "slow_search", "arguments": {}}})
     .to_string();
-    let addr = server.base.trim_start_matches("http://").to_string();
-    let mut stream = std::net::TcpStream::connect(&addr).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .unwrap();
+    let (mut stream, addr) = raw_connection(&server);
     write!(
         stream,
         "POST /mcp/core HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\n\
