@@ -3,10 +3,13 @@
 //! Every problem is collected with its JSON path (`routes[0].tools[3].inputSchema`); a manifest
 //! with any problem is not served.
 
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
+use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
@@ -85,57 +88,174 @@ struct RawTools<'a> {
     single: Option<Vec<&'a RawValue>>,
 }
 
-/// A manifest's text compiled with its tools parsed on the compiling threads: a first pass
-/// parses the document with each `tools` array's elements kept as raw JSON text, so that
-/// parsing, compiling and freeing the tools (nearly all of a large manifest) run in parallel
-/// (see `compile_tools`). `None` when the text does not have the shape of a manifest (an
-/// object, `routes` an array of objects): the caller then parses and compiles it whole, which
-/// gives the same problems in the same words.
+/// A manifest's text compiled with its tools parsed on the compiling threads: one pass over
+/// the text parses the document with each `tools` array's elements kept as raw JSON text, so
+/// that parsing, compiling and freeing the tools (nearly all of a large manifest) run in
+/// parallel (see `compile_tools`). `None` when the text is not JSON or does not have the shape
+/// of a manifest (an object, `routes` an array of objects): the caller then parses and
+/// compiles it whole, which gives the same problems in the same words.
 pub(crate) fn compile_manifest_text(
     bytes: &[u8],
 ) -> Option<Result<Snapshot, Vec<ManifestProblem>>> {
-    use std::collections::BTreeMap;
-    type Fields<'a> = BTreeMap<String, &'a RawValue>;
-    /// An object's fields parsed, and its `tools` elements as raw texts.
-    type Split<'a> = (Map<String, Value>, Option<Vec<&'a RawValue>>);
-
-    /// The fields of one object, with `tools` kept raw when it is an array.
-    fn object<'a>(fields: Fields<'a>) -> Option<Split<'a>> {
-        let mut map = Map::new();
-        let mut raw_tools = None;
-        for (name, raw) in fields {
-            if name == "tools"
-                && let Ok(tools) = serde_json::from_str::<Vec<&RawValue>>(raw.get())
-            {
-                raw_tools = Some(tools);
-                map.insert(name, Value::Array(Vec::new()));
-                continue;
-            }
-            map.insert(name, serde_json::from_str(raw.get()).ok()?);
-        }
-        Some((map, raw_tools))
-    }
-
-    let root: Fields<'_> = serde_json::from_slice(bytes).ok()?;
-    let mut raw = RawTools::default();
-    let routes = match root.get("routes") {
-        None => None,
-        Some(routes) => Some(serde_json::from_str::<Vec<Fields<'_>>>(routes.get()).ok()?),
+    let IfObject(Some(root)) = serde_json::from_slice::<IfObject<Fields<'_, true>>>(bytes).ok()?
+    else {
+        return None;
     };
-    let mut fields = root;
-    fields.remove("routes");
-    let (mut document, single) = object(fields)?;
-    raw.single = single;
-    if let Some(routes) = routes {
-        let mut parsed = Vec::with_capacity(routes.len());
-        for route in routes {
-            let (route, tools) = object(route)?;
-            parsed.push(Value::Object(route));
-            raw.routes.push(tools);
+    let Fields {
+        mut document,
+        tools: single,
+        routes,
+    } = root;
+    let mut raw = RawTools {
+        single,
+        ..RawTools::default()
+    };
+    match routes {
+        None => {}
+        Some(IfArray(Some(routes))) => {
+            let mut parsed = Vec::with_capacity(routes.len());
+            for route in routes {
+                let IfObject(Some(route)) = route else {
+                    return None;
+                };
+                parsed.push(Value::Object(route.document));
+                raw.routes.push(route.tools);
+            }
+            document.insert("routes".into(), Value::Array(parsed));
         }
-        document.insert("routes".into(), Value::Array(parsed));
+        Some(IfArray(None)) => return None,
     }
     Some(compile_manifest_with(&Value::Object(document), &raw))
+}
+
+/// An object of a manifest text (the root, or a route of `routes`) as the one pass reads it:
+/// its fields parsed, except a `tools` array, kept as its elements' raw texts (its place in
+/// `document` holds an empty array), and at the root `routes`. A `tools` that is not an array
+/// is kept as `null`: the compiler reads only that it is there and not an array. A field given
+/// twice keeps its last value, as `serde_json::Value` does.
+struct Fields<'a, const ROOT: bool> {
+    document: Map<String, Value>,
+    tools: Option<Vec<&'a RawValue>>,
+    /// The root's `routes`; always `None` in a route.
+    routes: Option<IfArray<IfObject<Fields<'a, false>>>>,
+}
+
+impl<'de, const ROOT: bool> Fields<'de, ROOT> {
+    fn read<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+        let mut fields = Fields {
+            document: Map::new(),
+            tools: None,
+            routes: None,
+        };
+        while let Some(key) = map.next_key::<String>()? {
+            if key == "tools" {
+                let IfArray(tools) = map.next_value::<IfArray<&'de RawValue>>()?;
+                let placeholder = if tools.is_some() {
+                    Value::Array(Vec::new())
+                } else {
+                    Value::Null
+                };
+                fields.tools = tools;
+                fields.document.insert(key, placeholder);
+            } else if ROOT && key == "routes" {
+                fields.routes = Some(map.next_value()?);
+            } else {
+                let value = map.next_value::<Value>()?;
+                fields.document.insert(key, value);
+            }
+        }
+        Ok(fields)
+    }
+}
+
+/// `Some` when the JSON value is an object (read by `T`), `None` (the value skipped) when it is
+/// anything else.
+struct IfObject<T>(Option<T>);
+
+/// `Some` of the elements when the JSON value is an array, `None` (the value skipped) when it is
+/// anything else.
+struct IfArray<T>(Option<Vec<T>>);
+
+/// The types read from an object's fields by [`IfObject`]: the manifest root, or a route.
+trait FromFields<'de>: Sized {
+    fn from_fields<A: MapAccess<'de>>(map: A) -> Result<Self, A::Error>;
+}
+
+/// The manifest root (`ROOT`, the only object with `routes`) or a route of `routes`.
+impl<'de, const ROOT: bool> FromFields<'de> for Fields<'de, ROOT> {
+    fn from_fields<A: MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
+        Fields::read(map)
+    }
+}
+
+/// The scalar `visit_*` methods of a visitor that answers `$none` for every scalar.
+macro_rules! scalars_are {
+    ($none:expr) => {
+        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+            Ok($none)
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+            Ok($none)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+            Ok($none)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+            Ok($none)
+        }
+        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+            Ok($none)
+        }
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok($none)
+        }
+    };
+}
+
+impl<'de, T: FromFields<'de>> Deserialize<'de> for IfObject<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ObjectVisitor<T>(std::marker::PhantomData<T>);
+        impl<'de, T: FromFields<'de>> Visitor<'de> for ObjectVisitor<T> {
+            type Value = IfObject<T>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                T::from_fields(map).map(|t| IfObject(Some(t)))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(IfObject(None))
+            }
+            scalars_are!(IfObject(None));
+        }
+        deserializer.deserialize_any(ObjectVisitor(std::marker::PhantomData))
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for IfArray<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ArrayVisitor<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for ArrayVisitor<T> {
+            type Value = IfArray<T>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut elements = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+                while let Some(element) = seq.next_element()? {
+                    elements.push(element);
+                }
+                Ok(IfArray(Some(elements)))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(IfArray(None))
+            }
+            scalars_are!(IfArray(None));
+        }
+        deserializer.deserialize_any(ArrayVisitor(std::marker::PhantomData))
+    }
 }
 
 fn compile_manifest_with(
@@ -274,54 +394,69 @@ fn compile_route(
             return None;
         }
     };
-    let mut versions_seen = HashSet::new();
-    let mut active: Vec<(Arc<Tool>, Box<RawValue>)> = Vec::new();
-    for (i, outcome) in compile_tools(tools, &tools_path).into_iter().enumerate() {
-        let tool_path = format!("{tools_path}[{i}]");
-        problems.0.extend(outcome.problems);
-        if let Some((compiled, is_active)) = outcome.tool {
-            if !versions_seen.insert((compiled.name.clone(), compiled.version.clone())) {
+    let mut outcomes = compile_tools(tools, &tools_path);
+    let mut versions_seen = HashSet::with_capacity(outcomes.len());
+    let mut active: Vec<(&Arc<Tool>, &RawValue)> = Vec::with_capacity(outcomes.len());
+    for (i, outcome) in outcomes.iter_mut().enumerate() {
+        problems.0.append(&mut outcome.problems);
+        let outcome = &*outcome;
+        if let Some((compiled, is_active)) = &outcome.tool {
+            if !versions_seen.insert((compiled.name.as_str(), compiled.version.as_str())) {
                 problems.add(
-                    &join(&tool_path, "_meta.version"),
+                    &format!("{tools_path}[{i}]._meta.version"),
                     format!(
                         "tool '{}' version '{}' is repeated",
                         compiled.name, compiled.version
                     ),
                 );
             }
-            if let (true, Some(public)) = (is_active, outcome.public) {
-                active.push((Arc::new(compiled), public));
+            if let (true, Some(public)) = (is_active, &outcome.public) {
+                active.push((compiled, public));
             }
         }
     }
     if problems.0.len() > before {
         return None;
     }
-    let mut counts: HashMap<&str, usize> = HashMap::new();
+    // One lookup per name: the active tool, or, for a name with several active versions, the
+    // conflict (CONTRACT T3).
+    let mut lookup: HashMap<String, ToolLookup> = HashMap::with_capacity(active.len());
+    let mut conflicts = false;
     for (tool, _) in &active {
-        *counts.entry(tool.name.as_str()).or_default() += 1;
-    }
-    let mut lookup = HashMap::with_capacity(active.len());
-    let mut listed = Vec::with_capacity(active.len());
-    for (tool, public) in &active {
-        let n = counts[tool.name.as_str()];
-        if n == 1 {
-            lookup.insert(tool.name.clone(), ToolLookup::Active(Arc::clone(tool)));
-            listed.push(&**public);
-        } else {
-            // CONTRACT T3: left out of the list, logged as a registry error at load.
-            if !lookup.contains_key(&tool.name) {
-                tracing::error!(
-                    route = key.as_deref().unwrap_or(""),
-                    tool = %tool.name,
-                    active_versions = n,
-                    "registry error: tool has several active versions; it is not listed and calls fail"
-                );
+        match lookup.entry(tool.name.clone()) {
+            Entry::Vacant(entry) => {
+                entry.insert(ToolLookup::Active(Arc::clone(tool)));
             }
-            lookup.insert(
-                tool.name.clone(),
-                ToolLookup::Conflict { active_versions: n },
-            );
+            Entry::Occupied(mut entry) => {
+                conflicts = true;
+                let active_versions = match entry.get() {
+                    ToolLookup::Active(_) => 2,
+                    ToolLookup::Conflict { active_versions } => active_versions + 1,
+                };
+                entry.insert(ToolLookup::Conflict { active_versions });
+            }
+        }
+    }
+    let mut listed = Vec::with_capacity(active.len());
+    let mut logged = HashSet::new();
+    if !conflicts {
+        listed.extend(active.iter().map(|(_, public)| *public));
+        active.clear();
+    }
+    for (tool, public) in &active {
+        match &lookup[&tool.name] {
+            ToolLookup::Active(_) => listed.push(*public),
+            // CONTRACT T3: left out of the list, logged as a registry error at load.
+            ToolLookup::Conflict { active_versions } => {
+                if logged.insert(tool.name.as_str()) {
+                    tracing::error!(
+                        route = key.as_deref().unwrap_or(""),
+                        tool = %tool.name,
+                        active_versions,
+                        "registry error: tool has several active versions; it is not listed and calls fail"
+                    );
+                }
+            }
         }
     }
     // Each listed tool was serialized once, from the manifest's own values, on the thread that
@@ -353,7 +488,7 @@ enum ToolsInput<'a> {
 /// One tool after compilation: the tool with whether it is active, the problems found in it,
 /// and for an active tool its `tools/list` entry (public fields, CONTRACT T1) as JSON text.
 struct CompiledTool {
-    tool: Option<(Tool, bool)>,
+    tool: Option<(Arc<Tool>, bool)>,
     problems: Vec<ManifestProblem>,
     public: Option<Box<RawValue>>,
 }
@@ -366,7 +501,7 @@ fn compile_one(tool: &Value, path: &str) -> CompiledTool {
         _ => None,
     };
     CompiledTool {
-        tool: compiled,
+        tool: compiled.map(|(tool, is_active)| (Arc::new(tool), is_active)),
         problems: found.0,
         public,
     }
@@ -391,11 +526,16 @@ fn compile_at(tools: ToolsInput<'_>, i: usize, tools_path: &str) -> CompiledTool
     }
 }
 
+/// Tools a compiling thread takes at a time.
+const COMPILE_BATCH: usize = 16;
+
 /// Compiles every tool of a route, in manifest order. Parsing and schema compilation are most
-/// of a cold start's load, so a large route is split into contiguous chunks compiled on scoped
-/// threads (as many as the instance has CPUs, at most [`MAX_COMPILE_THREADS`]); each thread
-/// parses, compiles, serializes and frees its own tools. Results and problems keep the
-/// manifest's order either way.
+/// of a cold start's load, so a large route is compiled on scoped threads (as many as the
+/// instance has CPUs, at most [`MAX_COMPILE_THREADS`], the calling thread one of them): each
+/// thread takes the next [`COMPILE_BATCH`] tools until none are left, and parses, compiles,
+/// serializes and frees its own. Taking batches as they come keeps every thread busy to the
+/// end, where fixed shares would leave the thread that started first waiting on the others.
+/// Results and problems keep the manifest's order either way.
 fn compile_tools(tools: ToolsInput<'_>, tools_path: &str) -> Vec<CompiledTool> {
     let count = match tools {
         ToolsInput::Parsed(tools) => tools.len(),
@@ -409,32 +549,40 @@ fn compile_tools(tools: ToolsInput<'_>, tools_path: &str) -> Vec<CompiledTool> {
             .map(|i| compile_at(tools, i, tools_path))
             .collect();
     }
-    let chunk = count.div_ceil(threads);
-    // The first chunk is compiled on the calling thread, whose allocator heap is already warm;
-    // each spawned thread starts a heap of its own in memory not yet touched.
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = (chunk..count)
-            .step_by(chunk)
-            .map(|start| {
-                scope.spawn(move || {
-                    (start..count.min(start + chunk))
-                        .map(|i| compile_at(tools, i, tools_path))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        let mut all = Vec::with_capacity(count);
-        all.extend((0..chunk.min(count)).map(|i| compile_at(tools, i, tools_path)));
+    let next = AtomicUsize::new(0);
+    // The batches one thread compiled, each with the index of its first tool.
+    let take_batches = || {
+        let mut batches = Vec::new();
+        loop {
+            let start = next.fetch_add(COMPILE_BATCH, Ordering::Relaxed);
+            if start >= count {
+                return batches;
+            }
+            let batch: Vec<CompiledTool> = (start..count.min(start + COMPILE_BATCH))
+                .map(|i| compile_at(tools, i, tools_path))
+                .collect();
+            batches.push((start, batch));
+        }
+    };
+    let mut batches = std::thread::scope(|scope| {
+        let workers: Vec<_> = (1..threads).map(|_| scope.spawn(take_batches)).collect();
+        let mut batches = take_batches();
         for worker in workers {
             // A panic on a worker goes on as it would have without threads.
-            all.extend(
+            batches.extend(
                 worker
                     .join()
                     .unwrap_or_else(|p| std::panic::resume_unwind(p)),
             );
         }
-        all
-    })
+        batches
+    });
+    batches.sort_unstable_by_key(|(start, _)| *start);
+    let mut all = Vec::with_capacity(count);
+    for (_, batch) in batches {
+        all.extend(batch);
+    }
+    all
 }
 
 fn compile_server(
@@ -780,6 +928,41 @@ mod tests {
         }
         assert!(outcome(compile_manifest(&cases[0])).is_ok());
         assert!(outcome(compile_manifest(&cases[1])).unwrap_err().len() == 3);
+
+        // Texts a `Value` cannot write: repeated fields keep their last value on both paths.
+        let a = tool("a", "1", true).to_string();
+        let b = tool("b", "1", true).to_string();
+        let texts = [
+            format!(
+                r#"{{"manifestVersion":1,"routes":[{{"routeKey":"x","tools":[{a}]}}],"routes":[{{"routeKey":"y","tools":[{b}]}}]}}"#
+            ),
+            format!(r#"{{"tools":[{a}],"tools":"x"}}"#),
+            format!(r#"{{"tools":"x","tools":[{a},{b}]}}"#),
+            r#"{"tools":{"a":1}}"#.to_string(),
+            format!(
+                r#"{{"manifestVersion":1,"routes":[{{"routeKey":"x","routes":5,"tools":[{a}],"tools":[{b}]}}]}}"#
+            ),
+            format!(r#"{{"manifestVersion":1,"routes":[{{"routeKey":"x","tools":[{a}]}},[]]}}"#),
+            format!(
+                r#"{{"manifestVersion":1,"routes":[{{"routeKey":"x","tools":[{a}]}}],"routes":7}}"#
+            ),
+            format!(r#"{{"tools":[{a}]"#),
+        ];
+        for (n, text) in texts.iter().enumerate() {
+            let by_text = compile_manifest_text(text.as_bytes()).map(outcome);
+            let Ok(document) = serde_json::from_str::<Value>(text) else {
+                assert!(by_text.is_none(), "text {n}: not JSON, not compiled");
+                continue;
+            };
+            let by_document = outcome(compile_manifest(&document));
+            assert_eq!(
+                by_text.unwrap_or_else(|| by_document.clone()),
+                by_document,
+                "text {n}"
+            );
+        }
+        assert!(compile_manifest_text(texts[0].as_bytes()).is_some_and(|r| r.is_ok()));
+        assert!(compile_manifest_text(texts[5].as_bytes()).is_none());
     }
 
     #[test]
