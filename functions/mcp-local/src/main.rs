@@ -61,6 +61,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         LogFormat::Text
     });
     let config = Config::from_env(local_defaults())?;
+    // Bound before the registry loads: a client that connects during the load waits in the
+    // backlog for its answer instead of being refused.
+    let listener = listen(args.listen)?;
+    let addr = listener.local_addr()?;
     let is_sample = config.registry_source == RegistrySource::Baked("sample".into());
     // The local profile may fall back to the sample manifest, which calls the sample service.
     let uses_sample = is_sample || config.profile == Profile::Local;
@@ -99,8 +103,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().unwrap_or(NonZeroUsize::MIN));
 
-    let listener = listen(args.listen)?;
-    let addr = listener.local_addr()?;
     eprintln!(
         "mcp-local: MCP endpoint http://{addr}{} ({} routing, registry {})",
         config.endpoint_path,
@@ -115,7 +117,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     server::serve_threads(
         listener,
-        &gateway,
+        gateway,
         threads,
         || HttpInvoker::from_config(&config),
         shutdown_signals()?,

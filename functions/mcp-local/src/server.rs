@@ -97,8 +97,9 @@ impl Listener for HandoffListener {
 }
 
 /// Serves on `listener` with `threads` serving threads, each a single-threaded tokio runtime
-/// with its own [`Gateway::sibling`] (its own Tool Service connection pool) built by
-/// `invoker`. The calling task accepts connections and hands them to the threads in turn, so
+/// with a gateway of its own: the first thread `gateway`, each other thread a
+/// [`Gateway::sibling`] of it with its own Tool Service connection pool, built by `invoker`.
+/// The calling task accepts connections and hands them to the threads in turn, so
 /// a connection, its requests and their Tool Service calls all run on one thread: no
 /// cross-thread wake-ups on the request path.
 ///
@@ -110,25 +111,29 @@ impl Listener for HandoffListener {
 /// # Errors
 /// The invoker's error, or the OS error when a thread cannot be started or the listener's
 /// address cannot be read.
-pub async fn serve_threads<I, J, E>(
+pub async fn serve_threads<J, E>(
     listener: tokio::net::TcpListener,
-    gateway: &Gateway<I>,
+    gateway: Gateway<J>,
     threads: NonZeroUsize,
     invoker: impl Fn() -> Result<J, E>,
     mut stop_requests: mpsc::UnboundedReceiver<()>,
     grace: Duration,
 ) -> Result<(), Box<dyn std::error::Error>>
 where
-    I: ToolInvoker,
     J: ToolInvoker + 'static,
     E: std::error::Error + 'static,
 {
     let local_addr = listener.local_addr()?;
     let (stop, stopped) = watch::channel(false);
+    let mut gateways = Vec::with_capacity(threads.get());
+    for _ in 1..threads.get() {
+        gateways.push(gateway.sibling(invoker()?));
+    }
+    gateways.insert(0, gateway);
     let mut senders = Vec::with_capacity(threads.get());
     let mut finished = Vec::with_capacity(threads.get());
-    for index in 0..threads.get() {
-        let sibling = Arc::new(gateway.sibling(invoker()?));
+    for (index, gateway) in gateways.into_iter().enumerate() {
+        let gateway = Arc::new(gateway);
         let (sender, connections) = mpsc::unbounded_channel();
         let (done, finished_one) = oneshot::channel::<()>();
         let mut stopped = stopped.clone();
@@ -143,7 +148,7 @@ where
                         connections,
                         local_addr,
                     };
-                    let served = axum::serve(listener, router(sibling))
+                    let served = axum::serve(listener, router(gateway))
                         .with_graceful_shutdown(async move {
                             let _ = stopped.wait_for(|stop| *stop).await;
                         })

@@ -384,16 +384,37 @@ fn registry_file_source_and_dynamic_routing_are_configured_by_environment() {
 
 /// A Tool Service on loopback that answers every request after `delay`, counting calls.
 fn slow_tool_service(delay: Duration) -> (String, Arc<std::sync::atomic::AtomicUsize>) {
+    let (url, calls, _) = slow_server("/slow", delay, r#"{"ok":true}"#.into());
+    (url, calls)
+}
+
+/// An HTTP server on loopback that answers every request on `path` after `delay` with the JSON
+/// `body`: its URL, the requests received, and the answers written.
+fn slow_server(
+    path: &str,
+    delay: Duration,
+    body: String,
+) -> (
+    String,
+    Arc<std::sync::atomic::AtomicUsize>,
+    Arc<std::sync::atomic::AtomicUsize>,
+) {
     use std::io::{Read, Write};
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/slow", listener.local_addr().unwrap());
+    let url = format!("http://{}{path}", listener.local_addr().unwrap());
     let calls = Arc::new(AtomicUsize::new(0));
-    let counter = Arc::clone(&calls);
+    let answers = Arc::new(AtomicUsize::new(0));
+    let (counter, answered) = (Arc::clone(&calls), Arc::clone(&answers));
+    let response = Arc::new(format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    ));
     std::thread::spawn(move || {
         for stream in listener.incoming().map_while(Result::ok) {
-            let counter = Arc::clone(&counter);
+            let (counter, answered) = (Arc::clone(&counter), Arc::clone(&answered));
+            let response = Arc::clone(&response);
             std::thread::spawn(move || {
                 let mut stream = stream;
                 let mut request = Vec::new();
@@ -406,13 +427,79 @@ fn slow_tool_service(delay: Duration) -> (String, Arc<std::sync::atomic::AtomicU
                 }
                 counter.fetch_add(1, Ordering::SeqCst);
                 std::thread::sleep(delay);
-                let _ = stream.write_all(
-                    b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 11\r\n\r\n{\"ok\":true}",
-                );
+                answered.fetch_add(1, Ordering::SeqCst);
+                let _ = stream.write_all(response.as_bytes());
             });
         }
     });
-    (url, calls)
+    (url, calls, answers)
+}
+
+#[test]
+fn a_client_that_connects_while_the_registry_loads_is_answered_once_it_is_loaded() {
+    use std::io::{Read, Write};
+    use std::sync::atomic::Ordering;
+
+    let manifest = json!({"tools": [{"name": "late", "inputSchema": {"type": "object"},
+                                     "_meta": {"endpoint": "http://127.0.0.1:9/late"}}]});
+    let (source, requested, answered) = slow_server(
+        "/manifest.json",
+        Duration::from_secs(2),
+        manifest.to_string(),
+    );
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr = format!("127.0.0.1:{port}");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-local"))
+        .args(["--listen", &addr, "--no-sample-tool-service"])
+        .env("MCP_REGISTRY_SOURCE", &source)
+        .env("MCP_PROFILE", "prod")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("mcp-local starts");
+    // The port accepts while the manifest is still being fetched.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut stream = loop {
+        match std::net::TcpStream::connect(&addr) {
+            Ok(stream) => break stream,
+            Err(error) => {
+                assert!(
+                    Instant::now() < deadline,
+                    "mcp-local never accepted: {error}"
+                );
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+    };
+    assert_eq!(
+        answered.load(Ordering::SeqCst),
+        0,
+        "the connection was accepted only after the manifest arrived"
+    );
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).to_string();
+    write!(
+        stream,
+        "POST /mcp/core HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\n\
+         mcp-protocol-version: 2025-11-25\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    let list: Value = serde_json::from_str(body_of(&answer)).unwrap();
+    assert_eq!(list["result"]["tools"][0]["name"], "late", "{answer}");
+    assert_eq!(requested.load(Ordering::SeqCst), 1);
+    assert_eq!(answered.load(Ordering::SeqCst), 1);
 }
 
 #[test]
