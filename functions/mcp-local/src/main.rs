@@ -54,6 +54,8 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// connections; requests are served on [`server::serve_threads`]' threads.
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // Overlaps argument parsing, configuration and the manifest's fetch.
+    mcp_gateway::registry::prepare_schema_checks();
     let args = Args::parse();
     init(if args.log_json {
         LogFormat::Json

@@ -10,7 +10,9 @@ mod snapshot;
 mod source;
 mod state;
 
-pub use compile::{MAX_TOOL_TIMEOUT_MS, ManifestProblem, compile_manifest, is_route_key};
+pub use compile::{
+    MAX_TOOL_TIMEOUT_MS, ManifestProblem, compile_manifest, is_route_key, prepare_schema_checks,
+};
 pub use portability::portability_warnings;
 pub use snapshot::{Route, ServerInfo, Snapshot, Tool, ToolLookup};
 pub use source::{
