@@ -19,7 +19,8 @@ async fn r2_baked_sample_loads_with_its_core_route() {
         .unwrap();
     let route = snapshot.route("core").expect("core route");
     assert_eq!(route.server.name, "core-tools");
-    let list: serde_json::Value = serde_json::from_str(route.tools_list_result().get()).unwrap();
+    let list: serde_json::Value =
+        serde_json::from_str(&route.tools_list_result().to_json()).unwrap();
     assert_eq!(
         list["tools"].as_array().unwrap().len(),
         3,

@@ -414,7 +414,8 @@ fn compile_route(
     };
     let mut outcomes = compile_tools(tools, &tools_path);
     let mut versions_seen = HashSet::with_capacity(outcomes.len());
-    let mut active: Vec<(&Arc<Tool>, &RawValue)> = Vec::with_capacity(outcomes.len());
+    // The active tools with a `tools/list` entry, as indices into `outcomes`.
+    let mut active: Vec<usize> = Vec::with_capacity(outcomes.len());
     for (i, outcome) in outcomes.iter_mut().enumerate() {
         problems.0.append(&mut outcome.problems);
         let outcome = &*outcome;
@@ -428,19 +429,21 @@ fn compile_route(
                     ),
                 );
             }
-            if let (true, Some(public)) = (is_active, &outcome.public) {
-                active.push((compiled, public));
+            if *is_active && outcome.public.is_some() {
+                active.push(i);
             }
         }
     }
+    drop(versions_seen);
     if problems.0.len() > before {
         return None;
     }
+    let tool_at = |i: usize| outcomes[i].tool.as_ref().map(|(tool, _)| tool);
     // One lookup per name: the active tool, or, for a name with several active versions, the
     // conflict (CONTRACT T3).
     let mut lookup: HashMap<String, ToolLookup> = HashMap::with_capacity(active.len());
     let mut conflicts = false;
-    for (tool, _) in &active {
+    for tool in active.iter().filter_map(|&i| tool_at(i)) {
         match lookup.entry(tool.name.clone()) {
             Entry::Vacant(entry) => {
                 entry.insert(ToolLookup::Active(Arc::clone(tool)));
@@ -455,32 +458,35 @@ fn compile_route(
             }
         }
     }
-    let mut listed = Vec::with_capacity(active.len());
-    let mut logged = HashSet::new();
-    if !conflicts {
-        listed.extend(active.iter().map(|(_, public)| *public));
-        active.clear();
-    }
-    for (tool, public) in &active {
-        match &lookup[&tool.name] {
-            ToolLookup::Active(_) => listed.push(*public),
-            // CONTRACT T3: left out of the list, logged as a registry error at load.
-            ToolLookup::Conflict { active_versions } => {
-                if logged.insert(tool.name.as_str()) {
-                    tracing::error!(
-                        route = key.as_deref().unwrap_or(""),
-                        tool = %tool.name,
-                        active_versions,
-                        "registry error: tool has several active versions; it is not listed and calls fail"
-                    );
+    if conflicts {
+        let mut logged = HashSet::new();
+        active.retain(|&i| {
+            let Some(tool) = tool_at(i) else { return false };
+            match &lookup[&tool.name] {
+                ToolLookup::Active(_) => true,
+                // CONTRACT T3: left out of the list, logged as a registry error at load.
+                ToolLookup::Conflict { active_versions } => {
+                    if logged.insert(tool.name.as_str()) {
+                        tracing::error!(
+                            route = key.as_deref().unwrap_or(""),
+                            tool = %tool.name,
+                            active_versions,
+                            "registry error: tool has several active versions; it is not listed and calls fail"
+                        );
+                    }
+                    false
                 }
             }
-        }
+        });
     }
     // Each listed tool was serialized once, from the manifest's own values, on the thread that
-    // compiled it; the list only joins those texts (STYLE 10), into one buffer of the final size:
-    // a growing buffer would fault in fresh memory at each doubling of a cold start.
-    let tools_list = join_tools_list(&listed)?;
+    // compiled it (STYLE 10); the route keeps those texts and `tools/list` writes them out in
+    // turn. Joined into one text here, they would be copied once more into fresh memory, which
+    // a cold start pays for in page faults.
+    let tools_list: Vec<Box<RawValue>> = active
+        .iter()
+        .filter_map(|&i| outcomes[i].public.take())
+        .collect();
     Some(Route {
         key,
         server,
@@ -799,25 +805,6 @@ impl serde::Serialize for PublicTool<'_> {
     }
 }
 
-/// The `tools/list` result `{"tools":[…]}` over the tools' serialized entries, written once
-/// into a buffer of its exact length (the same text `serde_json` writes for the list).
-fn join_tools_list(listed: &[&RawValue]) -> Option<Box<RawValue>> {
-    const OPEN: &str = r#"{"tools":["#;
-    const CLOSE: &str = "]}";
-    let entries: usize = listed.iter().map(|entry| entry.get().len()).sum();
-    let mut text =
-        String::with_capacity(OPEN.len() + entries + listed.len().saturating_sub(1) + CLOSE.len());
-    text.push_str(OPEN);
-    for (i, entry) in listed.iter().enumerate() {
-        if i > 0 {
-            text.push(',');
-        }
-        text.push_str(entry.get());
-    }
-    text.push_str(CLOSE);
-    RawValue::from_string(text).ok()
-}
-
 fn absolute_http_url(url: &str) -> Option<reqwest::Url> {
     reqwest::Url::parse(url).ok().filter(|u| {
         matches!(u.scheme(), "http" | "https") && u.host_str().is_some_and(|h| !h.is_empty())
@@ -829,24 +816,6 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-
-    #[test]
-    fn t1_the_joined_tools_list_is_the_text_serde_json_writes_for_it() {
-        let entries: Vec<Box<RawValue>> = [
-            json!({"name": "a", "inputSchema": {"type": "object"}}),
-            json!({"name": "검색", "description": "quote \" and \\ and \u{1}", "title": "😀"}),
-            json!({"name": "c", "annotations": {"readOnlyHint": true}}),
-        ]
-        .iter()
-        .map(|v| serde_json::value::to_raw_value(v).unwrap())
-        .collect();
-        for n in 0..=entries.len() {
-            let listed: Vec<&RawValue> = entries[..n].iter().map(AsRef::as_ref).collect();
-            let joined = join_tools_list(&listed).unwrap();
-            let expected = serde_json::to_string(&json!({"tools": listed})).unwrap();
-            assert_eq!(joined.get(), expected);
-        }
-    }
 
     fn tool(name: &str, version: &str, active: bool) -> Value {
         json!({
@@ -890,7 +859,7 @@ mod tests {
                     r.key,
                     r.server,
                     r.instructions,
-                    r.tools_list.get()
+                    r.tools_list_result().to_json()
                 )
             })
             .collect();
@@ -1041,7 +1010,7 @@ mod tests {
         let manifest = json!({"tools": [tool("a", "1", true), tool("a", "2", true), tool("b", "1", true), tool("c", "1", false)]});
         let snapshot = compile_manifest(&manifest).unwrap();
         let route = snapshot.fixed_route("core").unwrap();
-        let list: Value = serde_json::from_str(route.tools_list_result().get()).unwrap();
+        let list: Value = serde_json::from_str(&route.tools_list_result().to_json()).unwrap();
         assert_eq!(
             list,
             json!({"tools": [{"name": "b", "inputSchema": {"type": "object"}}]})

@@ -14,7 +14,7 @@ pub use compile::{
     MAX_TOOL_TIMEOUT_MS, ManifestProblem, compile_manifest, is_route_key, prepare_schema_checks,
 };
 pub use portability::portability_warnings;
-pub use snapshot::{Route, ServerInfo, Snapshot, Tool, ToolLookup};
+pub use snapshot::{Route, ServerInfo, Snapshot, Tool, ToolLookup, ToolsListResult};
 pub use source::{
     BakedSource, BoxFuture, FileSource, HttpSource, LoadLimits, RegistryError, S3Source,
     SnapshotSource, SourceChain, baked_manifest, compile_bytes, load_from, load_snapshot,

@@ -75,7 +75,8 @@ pub struct Route {
     /// `instructions` for `initialize`, when the manifest gives them.
     pub instructions: Option<String>,
     pub(crate) tools: HashMap<String, ToolLookup>,
-    pub(crate) tools_list: Box<RawValue>,
+    /// The listed tools' `tools/list` entries, in manifest order (CONTRACT T1, T3).
+    pub(crate) tools_list: Vec<Box<RawValue>>,
 }
 
 impl Route {
@@ -85,10 +86,46 @@ impl Route {
         self.tools.get(name)
     }
 
-    /// The pre-serialized `tools/list` result `{"tools": [...]}` (CONTRACT T1, T2).
+    /// The `tools/list` result `{"tools": [...]}` over the entries serialized at load
+    /// (CONTRACT T1, T2).
     #[must_use]
-    pub fn tools_list_result(&self) -> &RawValue {
-        &self.tools_list
+    pub fn tools_list_result(&self) -> ToolsListResult<'_> {
+        ToolsListResult(&self.tools_list)
+    }
+}
+
+/// A route's `tools/list` result: serializes as `{"tools":[…]}` with each entry's text, written
+/// once at load, copied out as it is (CONTRACT T1, T2).
+#[derive(Debug, Clone, Copy)]
+pub struct ToolsListResult<'a>(&'a [Box<RawValue>]);
+
+impl ToolsListResult<'_> {
+    /// How many tools the list has.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether the list is empty.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The result as JSON text, `{"tools":[…]}`.
+    #[must_use]
+    pub fn to_json(&self) -> String {
+        // Raw entries and a map of one field cannot fail to serialize.
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+impl serde::Serialize for ToolsListResult<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(1))?;
+        map.serialize_entry("tools", self.0)?;
+        map.end()
     }
 }
 
@@ -125,5 +162,32 @@ impl Snapshot {
             .keys()
             .map(String::as_str)
             .chain(self.single.iter().filter_map(|r| r.key.as_deref()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn t1_the_tools_list_result_is_the_text_serde_json_writes_for_its_entries() {
+        let values = [
+            json!({"name": "a", "inputSchema": {"type": "object"}}),
+            json!({"name": "검색", "description": "quote \" and \\ and \u{1}", "title": "😀"}),
+            json!({"name": "c", "annotations": {"readOnlyHint": true}}),
+        ];
+        let entries: Vec<Box<RawValue>> = values
+            .iter()
+            .map(|v| serde_json::value::to_raw_value(v).unwrap())
+            .collect();
+        for n in 0..=entries.len() {
+            let list = ToolsListResult(&entries[..n]);
+            let expected = serde_json::to_string(&json!({"tools": values[..n]})).unwrap();
+            assert_eq!(list.to_json(), expected);
+            assert_eq!(serde_json::to_vec(&list).unwrap(), expected.as_bytes());
+            assert_eq!((list.len(), list.is_empty()), (n, n == 0));
+        }
     }
 }
