@@ -96,3 +96,59 @@ async fn r3_local_profile_falls_back_to_the_baked_sample_and_prod_does_not() {
         "{error}"
     );
 }
+
+#[tokio::test]
+async fn r1_a_file_over_the_size_limit_is_refused_and_a_missing_one_or_a_directory_is_unreadable() {
+    use mcp_gateway::registry::{FileSource, LoadLimits, load_from};
+
+    let limits = LoadLimits {
+        timeout: std::time::Duration::from_secs(5),
+        max_bytes: 1024,
+    };
+    let manifest = json!({"tools": [{"name": "pad", "description": "x".repeat(2048),
+                                     "inputSchema": {"type": "object"},
+                                     "_meta": {"endpoint": "http://127.0.0.1:9/pad"}}]});
+    let big = temp_file("big.json", &manifest.to_string());
+    let error = load_from(&FileSource(big.clone()), limits)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            error,
+            RegistryError::TooLarge {
+                limit_bytes: 1024,
+                ..
+            }
+        ),
+        "{error}"
+    );
+    // The same file under a limit it fits is served.
+    let roomy = LoadLimits {
+        max_bytes: 1 << 20,
+        ..limits
+    };
+    let snapshot = load_from(&FileSource(big), roomy).await.unwrap();
+    assert!(snapshot.fixed_route("core").unwrap().tool("pad").is_some());
+
+    let error = load_from(&FileSource("/nonexistent/manifest.json".into()), limits)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        RegistryError::Unreadable {
+            source_name: "file:/nonexistent/manifest.json".into(),
+            reason: "No such file or directory (os error 2)".into(),
+        }
+        .to_string()
+    );
+    let error = load_from(
+        &FileSource(std::env::temp_dir().display().to_string()),
+        roomy,
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        matches!(&error, RegistryError::Unreadable { reason, .. } if reason.contains("directory")),
+        "{error}"
+    );
+}
