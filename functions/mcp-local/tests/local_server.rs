@@ -453,14 +453,24 @@ fn a_client_that_connects_while_the_registry_loads_is_answered_once_it_is_loaded
         .unwrap()
         .port();
     let addr = format!("127.0.0.1:{port}");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-local"))
-        .args(["--listen", &addr, "--no-sample-tool-service"])
-        .env("MCP_REGISTRY_SOURCE", &source)
-        .env("MCP_PROFILE", "prod")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("mcp-local starts");
+    /// Kills the server when the test ends, failed or not.
+    struct Killed(Child);
+    impl Drop for Killed {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let _server = Killed(
+        Command::new(env!("CARGO_BIN_EXE_mcp-local"))
+            .args(["--listen", &addr, "--no-sample-tool-service"])
+            .env("MCP_REGISTRY_SOURCE", &source)
+            .env("MCP_PROFILE", "prod")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("mcp-local starts"),
+    );
     // The port accepts while the manifest is still being fetched.
     let deadline = Instant::now() + Duration::from_secs(10);
     let mut stream = loop {
@@ -493,8 +503,6 @@ fn a_client_that_connects_while_the_registry_loads_is_answered_once_it_is_loaded
     .unwrap();
     let mut answer = String::new();
     stream.read_to_string(&mut answer).unwrap();
-    let _ = child.kill();
-    let _ = child.wait();
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
     let list: Value = serde_json::from_str(body_of(&answer)).unwrap();
     assert_eq!(list["result"]["tools"][0]["name"], "late", "{answer}");
