@@ -186,25 +186,13 @@ impl<'de, const ROOT: bool> Fields<'de, ROOT> {
     }
 }
 
-/// `Some` when the JSON value is an object (read by `T`), `None` (the value skipped) when it is
-/// anything else.
+/// `Some` when the JSON value is an object (read as [`Fields`]), `None` (the value skipped)
+/// when it is anything else.
 struct IfObject<T>(Option<T>);
 
 /// `Some` of the elements when the JSON value is an array, `None` (the value skipped) when it is
 /// anything else.
 struct IfArray<T>(Option<Vec<T>>);
-
-/// The types read from an object's fields by [`IfObject`]: the manifest root, or a route.
-trait FromFields<'de>: Sized {
-    fn from_fields<A: MapAccess<'de>>(map: A) -> Result<Self, A::Error>;
-}
-
-/// The manifest root (`ROOT`, the only object with `routes`) or a route of `routes`.
-impl<'de, const ROOT: bool> FromFields<'de> for Fields<'de, ROOT> {
-    fn from_fields<A: MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
-        Fields::read(map)
-    }
-}
 
 /// The scalar `visit_*` methods of a visitor that answers `$none` for every scalar.
 macro_rules! scalars_are {
@@ -230,16 +218,17 @@ macro_rules! scalars_are {
     };
 }
 
-impl<'de, T: FromFields<'de>> Deserialize<'de> for IfObject<T> {
+/// The manifest root (`ROOT`, the only object with `routes`) or a route of `routes`.
+impl<'de, const ROOT: bool> Deserialize<'de> for IfObject<Fields<'de, ROOT>> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct ObjectVisitor<T>(std::marker::PhantomData<T>);
-        impl<'de, T: FromFields<'de>> Visitor<'de> for ObjectVisitor<T> {
-            type Value = IfObject<T>;
+        struct ObjectVisitor<const ROOT: bool>;
+        impl<'de, const ROOT: bool> Visitor<'de> for ObjectVisitor<ROOT> {
+            type Value = IfObject<Fields<'de, ROOT>>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("any JSON value")
             }
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-                T::from_fields(map).map(|t| IfObject(Some(t)))
+                Fields::read(map).map(|fields| IfObject(Some(fields)))
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
                 while seq.next_element::<IgnoredAny>()?.is_some() {}
@@ -247,7 +236,7 @@ impl<'de, T: FromFields<'de>> Deserialize<'de> for IfObject<T> {
             }
             scalars_are!(IfObject(None));
         }
-        deserializer.deserialize_any(ObjectVisitor(std::marker::PhantomData))
+        deserializer.deserialize_any(ObjectVisitor::<ROOT>)
     }
 }
 
@@ -434,7 +423,6 @@ fn compile_route(
             }
         }
     }
-    drop(versions_seen);
     if problems.0.len() > before {
         return None;
     }
