@@ -4,6 +4,13 @@
 //! In JSON mode the usage event of each request is written by
 //! [`UsageMetricsLayer`](crate::usage::UsageMetricsLayer) as a CloudWatch Embedded Metric Format
 //! document (the same fields, plus metrics); every other event by the JSON formatter.
+//!
+//! Lines go to stdout through [`Stdout`]: at once, one `write(2)` per line, except on a thread
+//! that called [`hold_lines`], which keeps its lines and writes them together at
+//! [`write_held_lines`] (the local server's serving threads, when their runtime goes idle).
+
+use std::cell::RefCell;
+use std::io::{self, Write as _};
 
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::filter::filter_fn;
@@ -79,26 +86,208 @@ pub fn init(format: LogFormat) {
                 .flatten_event(true)
                 .with_current_span(false)
                 .with_ansi(false)
-                .with_writer(std::io::stdout)
+                .with_writer(Stdout)
                 .with_filter(filter_fn(|metadata| metadata.target() != USAGE_TARGET));
             tracing_subscriber::registry()
                 .with(filter)
                 .with(lines)
-                .with(UsageMetricsLayer::new(&namespace, std::io::stdout))
+                .with(UsageMetricsLayer::new(&namespace, Stdout))
                 .try_init()
         }
         LogFormat::Text => tracing_subscriber::fmt()
             .with_env_filter(filter)
-            .with_writer(std::io::stdout)
+            .with_writer(Stdout)
             .with_ansi(false)
             .finish()
             .try_init(),
     };
 }
 
+/// Bytes of held lines at which a thread writes them without waiting for
+/// [`write_held_lines`]: 16 KiB, about sixteen usage documents.
+pub const HELD_LINES_LIMIT: usize = 16 * 1024;
+
+thread_local! {
+    /// This thread's held lines; `None` until [`hold_lines`].
+    static HELD: RefCell<Option<HeldLines>> = const { RefCell::new(None) };
+}
+
+/// Lines held on one thread and where they go, written when the thread ends should nobody
+/// have written them before.
+struct HeldLines {
+    lines: Vec<u8>,
+    sink: fn(&[u8]),
+}
+
+impl HeldLines {
+    fn write_out(&mut self) {
+        if !self.lines.is_empty() {
+            (self.sink)(&self.lines);
+            self.lines.clear();
+        }
+    }
+}
+
+impl Drop for HeldLines {
+    fn drop(&mut self) {
+        self.write_out();
+    }
+}
+
+fn to_stdout(lines: &[u8]) {
+    // A log line that cannot be written has nowhere else to go.
+    let _ = io::stdout().lock().write_all(lines);
+}
+
+/// From now on, log lines written on this thread through [`Stdout`] are held in order and
+/// written together, with one `write_all` to stdout, by [`write_held_lines`] or once they reach
+/// [`HELD_LINES_LIMIT`] bytes, and at the latest when the thread ends. Lines are never split:
+/// each event's line is one write. For a thread that serves many requests at once (the local
+/// server's runtime threads, which call [`write_held_lines`] each time they go idle), this turns
+/// one `write(2)` per request into one per burst of requests (CONTRACT U1 still holds: every
+/// request's line is written, once). A runtime that stays busy without going idle writes at
+/// the limit, so a line waits at most for the next fifteen or so. A process that aborts loses
+/// the lines it holds.
+pub fn hold_lines() {
+    hold_lines_for(to_stdout);
+}
+
+fn hold_lines_for(sink: fn(&[u8])) {
+    HELD.with_borrow_mut(|held| {
+        held.get_or_insert_with(|| HeldLines {
+            lines: Vec::with_capacity(HELD_LINES_LIMIT * 2),
+            sink,
+        });
+    });
+}
+
+/// Writes this thread's held lines to stdout now (nothing when it holds none, or never called
+/// [`hold_lines`]). Meant for tokio's `on_thread_park`: it runs before the thread waits for I/O.
+pub fn write_held_lines() {
+    HELD.with_borrow_mut(|held| {
+        if let Some(held) = held {
+            held.write_out();
+        }
+    });
+}
+
+/// The [`MakeWriter`](tracing_subscriber::fmt::MakeWriter) of every log line: stdout, or this
+/// thread's held lines after [`hold_lines`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Stdout;
+
+impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Stdout {
+    type Writer = Stdout;
+
+    fn make_writer(&'a self) -> Self::Writer {
+        Stdout
+    }
+}
+
+impl io::Write for Stdout {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.write_all(bytes)?;
+        Ok(bytes.len())
+    }
+
+    /// Holds `bytes` on a thread that holds lines, else writes them to stdout under one lock.
+    fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
+        let held = HELD.with_borrow_mut(|held| match held {
+            Some(held) => {
+                held.lines.extend_from_slice(bytes);
+                if held.lines.len() >= HELD_LINES_LIMIT {
+                    held.write_out();
+                }
+                true
+            }
+            None => false,
+        });
+        if held {
+            Ok(())
+        } else {
+            io::stdout().lock().write_all(bytes)
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        write_held_lines();
+        io::stdout().flush()
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::metrics_namespace;
+    use std::cell::RefCell;
+    use std::io::Write as _;
+
+    use super::{HELD_LINES_LIMIT, Stdout, hold_lines_for, metrics_namespace, write_held_lines};
+
+    thread_local! {
+        /// What the held lines' sink received on this thread, one entry per write.
+        static WRITES: RefCell<Vec<Vec<u8>>> = const { RefCell::new(Vec::new()) };
+    }
+
+    fn record(lines: &[u8]) {
+        WRITES.with_borrow_mut(|writes| writes.push(lines.to_vec()));
+    }
+
+    fn writes() -> Vec<Vec<u8>> {
+        WRITES.with_borrow(Clone::clone)
+    }
+
+    #[test]
+    fn u1_held_lines_are_written_together_in_order_when_the_thread_goes_idle() {
+        std::thread::spawn(|| {
+            hold_lines_for(record);
+            Stdout.write_all(b"{\"n\":1}\n").unwrap();
+            Stdout.write_all(b"{\"n\":2}\n").unwrap();
+            assert!(writes().is_empty(), "held until written");
+            write_held_lines();
+            assert_eq!(writes(), [b"{\"n\":1}\n{\"n\":2}\n".to_vec()]);
+            write_held_lines();
+            assert_eq!(writes().len(), 1, "nothing held, nothing written");
+        })
+        .join()
+        .unwrap();
+    }
+
+    #[test]
+    fn u1_held_lines_reaching_the_limit_are_written_at_once_and_never_split() {
+        std::thread::spawn(|| {
+            hold_lines_for(record);
+            let line = format!("{{\"pad\":\"{}\"}}\n", "x".repeat(1000));
+            let lines_to_limit = HELD_LINES_LIMIT.div_ceil(line.len());
+            for _ in 0..lines_to_limit - 1 {
+                Stdout.write_all(line.as_bytes()).unwrap();
+            }
+            assert!(writes().is_empty(), "under the limit, still held");
+            Stdout.write_all(line.as_bytes()).unwrap();
+            let written = writes();
+            assert_eq!(
+                written.len(),
+                1,
+                "the line that reaches the limit writes them all"
+            );
+            assert_eq!(written[0], line.repeat(lines_to_limit).into_bytes());
+        })
+        .join()
+        .unwrap();
+    }
+
+    #[test]
+    fn u1_lines_still_held_are_written_when_the_thread_ends() {
+        static ENDED: std::sync::Mutex<Vec<u8>> = std::sync::Mutex::new(Vec::new());
+        fn at_end(lines: &[u8]) {
+            ENDED.lock().unwrap().extend_from_slice(lines);
+        }
+        std::thread::spawn(|| {
+            hold_lines_for(at_end);
+            Stdout.write_all(b"{\"last\":true}\n").unwrap();
+        })
+        .join()
+        .unwrap();
+        assert_eq!(*ENDED.lock().unwrap(), b"{\"last\":true}\n");
+    }
 
     #[test]
     fn u1_metrics_namespace_defaults_when_unset_or_malformed() {

@@ -15,6 +15,7 @@ use axum::response::Response;
 use axum::serve::Listener;
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 use mcp_gateway::invoke::ToolInvoker;
+use mcp_gateway::telemetry;
 use mcp_gateway::{Gateway, InvocationContext, RequestBody};
 use tokio::sync::{mpsc, oneshot, watch};
 
@@ -137,12 +138,16 @@ where
         let (sender, connections) = mpsc::unbounded_channel();
         let (done, finished_one) = oneshot::channel::<()>();
         let mut stopped = stopped.clone();
+        // The thread's log lines are written together each time its runtime goes idle: one
+        // write(2) per burst of requests instead of one per request.
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
+            .on_thread_park(telemetry::write_held_lines)
             .build()?;
         std::thread::Builder::new()
             .name(format!("mcp-serve-{index}"))
             .spawn(move || {
+                telemetry::hold_lines();
                 runtime.block_on(async move {
                     let listener = HandoffListener {
                         connections,
@@ -157,6 +162,7 @@ where
                         tracing::error!(%error, "serving thread stopped");
                     }
                 });
+                telemetry::write_held_lines();
                 let _ = done.send(());
             })?;
         senders.push(sender);

@@ -945,3 +945,86 @@ fn threads_outside_1_to_256_are_refused_with_a_clear_error() {
         );
     }
 }
+
+#[test]
+fn u1_a_burst_of_concurrent_requests_logs_each_request_exactly_once_on_whole_lines() {
+    // The serving threads hold their log lines and write them together when idle: under
+    // load every request's event must still be written once, on a line of its own, without
+    // the server being stopped first.
+    let server = LocalServer::start_with_args(&["--threads", "2"], &[]);
+    let run = format!("burst-{}", std::process::id());
+    let (clients, calls) = (8, 40);
+    let handles: Vec<_> = (0..clients)
+        .map(|client| {
+            let url = server.url("/mcp/core");
+            let run = run.clone();
+            std::thread::spawn(move || {
+                let mut args: Vec<String> = Vec::new();
+                for call in 0..calls {
+                    if call > 0 {
+                        args.push("--next".into());
+                    }
+                    let body = json!({"jsonrpc": "2.0", "id": call, "method": "tools/call",
+                        "params": {"name": "create_ticket",
+                                   "arguments": {"title": "burst", "priority": "low"}}});
+                    args.extend([
+                        "-s".into(),
+                        "-o".into(),
+                        "/dev/null".into(),
+                        "-w".into(),
+                        "%{http_code}\n".into(),
+                        url.clone(),
+                        "-H".into(),
+                        "Content-Type: application/json".into(),
+                        "-H".into(),
+                        "MCP-Protocol-Version: 2025-11-25".into(),
+                        "-H".into(),
+                        format!("x-request-id: {run}-{client}-{call}"),
+                        "--data-binary".into(),
+                        body.to_string(),
+                    ]);
+                }
+                let output = Command::new("curl")
+                    .args(&args)
+                    .output()
+                    .expect("curl runs");
+                String::from_utf8(output.stdout).unwrap()
+            })
+        })
+        .collect();
+    for handle in handles {
+        let statuses = handle.join().unwrap();
+        assert_eq!(statuses, "200\n".repeat(calls), "every call is answered");
+    }
+
+    let expected: std::collections::BTreeSet<String> = (0..clients)
+        .flat_map(|client| {
+            let run = &run;
+            (0..calls).map(move |call| format!("{run}-{client}-{call}"))
+        })
+        .collect();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let (logged, lines) = loop {
+        let lines = server.logs.lock().unwrap().clone();
+        let logged: Vec<String> = lines
+            .iter()
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .filter(|event| event["target"] == "mcp_gateway::usage")
+            .filter_map(|event| event["x_request_id"].as_str().map(str::to_string))
+            .filter(|id| id.starts_with(&run))
+            .collect();
+        if logged.len() >= expected.len() || Instant::now() > deadline {
+            break (logged, lines);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(logged.len(), expected.len(), "one event per request");
+    let unique: std::collections::BTreeSet<String> = logged.into_iter().collect();
+    assert_eq!(unique, expected, "each request's event, once");
+    for line in &lines {
+        assert!(
+            serde_json::from_str::<Value>(line).is_ok(),
+            "every log line is one whole JSON document: {line}"
+        );
+    }
+}
