@@ -4,6 +4,7 @@
 
 use std::net::SocketAddr;
 use std::num::NonZeroUsize;
+use std::time::Duration;
 
 use clap::Parser;
 use mcp_gateway::auth::Authenticator;
@@ -35,6 +36,10 @@ struct Args {
     /// pool: 1 to 256 (default: the number of CPUs available to the process).
     #[arg(long, value_parser = serving_threads)]
     threads: Option<NonZeroUsize>,
+    /// Seconds a connection may take to send a request's head, and may stay idle between
+    /// requests, before it is closed: 1 to 3600 (default: 30).
+    #[arg(long, value_name = "SECONDS", value_parser = header_timeout)]
+    header_timeout: Option<Duration>,
 }
 
 fn local_defaults() -> Config {
@@ -124,6 +129,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         || HttpInvoker::from_config(&config),
         shutdown_signals()?,
         SHUTDOWN_GRACE,
+        args.header_timeout
+            .unwrap_or(server::DEFAULT_HEADER_READ_TIMEOUT),
     )
     .await
 }
@@ -139,8 +146,21 @@ fn serving_threads(text: &str) -> Result<NonZeroUsize, String> {
         .ok_or_else(|| format!("expected a whole number from 1 to {MAX_THREADS}"))
 }
 
+/// Longest `--header-timeout` in seconds: an hour.
+const MAX_HEADER_TIMEOUT_SECS: u64 = 3600;
+
+fn header_timeout(text: &str) -> Result<Duration, String> {
+    text.parse::<u64>()
+        .ok()
+        .filter(|secs| (1..=MAX_HEADER_TIMEOUT_SECS).contains(secs))
+        .map(Duration::from_secs)
+        .ok_or_else(|| {
+            format!("expected a whole number of seconds from 1 to {MAX_HEADER_TIMEOUT_SECS}")
+        })
+}
+
 /// How long requests in flight may take to finish after a shutdown signal.
-const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(30);
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
 
 /// The listening socket, with a backlog of 1,024 pending connections (the kernel may cap it
 /// lower) so that a burst of new clients is not turned away.

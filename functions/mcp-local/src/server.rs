@@ -1,33 +1,41 @@
-//! Serving the gateway with axum/hyper: bodies read with the `MCP_MAX_REQUEST_BYTES` cap, each
-//! request handled in its own task so its usage event is written even when the client goes away
-//! (CONTRACT H7, U2), on one single-threaded runtime per serving thread ([`serve_threads`]).
+//! Serving the gateway over hyper's HTTP/1.1 connections: bodies read with the
+//! `MCP_MAX_REQUEST_BYTES` cap, each request handled in its own task so its usage event is
+//! written even when the client goes away (CONTRACT H7, U2), request heads bounded in time
+//! ([`DEFAULT_HEADER_READ_TIMEOUT`]), on one single-threaded runtime per serving thread
+//! ([`serve_threads`]).
 
+use std::convert::Infallible;
 use std::io;
 use std::net::SocketAddr;
 use std::num::NonZeroUsize;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::Router;
-use axum::body::Body;
-use axum::extract::{Request, State};
-use axum::response::Response;
-use axum::serve::Listener;
-use http_body_util::{BodyExt, LengthLimitError, Limited};
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
 use mcp_gateway::invoke::ToolInvoker;
 use mcp_gateway::telemetry;
 use mcp_gateway::{Gateway, InvocationContext, RequestBody};
 use tokio::sync::{mpsc, oneshot, watch};
 
-/// A router that sends every path and method to the gateway (it answers 404/405 itself).
-pub fn router<I: ToolInvoker>(gateway: Arc<Gateway<I>>) -> Router {
-    Router::new().fallback(handle::<I>).with_state(gateway)
-}
+/// The default of how long a connection may take to send a request's head (request line and
+/// headers), counted from when the server starts waiting for it, so also while a kept-alive
+/// connection is idle between requests: 30 s. A client that connects and stays silent, or
+/// stops halfway through its headers, is disconnected then instead of holding a file
+/// descriptor for ever. The body has its own bound: the `MCP_MAX_REQUEST_BYTES` cap
+/// (CONTRACT H7).
+pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
 
-async fn handle<I: ToolInvoker>(
-    State(gateway): State<Arc<Gateway<I>>>,
-    request: Request,
-) -> Response {
+/// One request through the gateway, whatever its path and method (the gateway answers 404 and
+/// 405 itself): the body read up to `MCP_MAX_REQUEST_BYTES`, then handled in a task of its own
+/// so the usage event is written even when the client goes away (CONTRACT H7, U2).
+pub async fn handle<I: ToolInvoker>(
+    gateway: Arc<Gateway<I>>,
+    request: http::Request<Incoming>,
+) -> http::Response<Full<Bytes>> {
     let (parts, body) = request.into_parts();
     let limit = gateway.config().max_request_bytes;
     // CONTRACT H7: a body announced over the limit is refused before any of it is read, so a
@@ -46,9 +54,9 @@ async fn handle<I: ToolInvoker>(
     let task =
         tokio::spawn(async move { gateway.handle(request, InvocationContext::default()).await });
     match task.await {
-        Ok(response) => response.map(Body::from),
+        Ok(response) => response.map(Full::new),
         Err(_) => {
-            let mut response = Response::new(Body::empty());
+            let mut response = http::Response::new(Full::default());
             *response.status_mut() = http::StatusCode::INTERNAL_SERVER_ERROR;
             response
         }
@@ -56,12 +64,12 @@ async fn handle<I: ToolInvoker>(
 }
 
 /// The request body, at most `limit` bytes (CONTRACT H7).
-async fn read_body(body: Body, limit: usize) -> RequestBody {
+async fn read_body(body: Incoming, limit: usize) -> RequestBody {
     match Limited::new(body, limit).collect().await {
         Ok(collected) => RequestBody::Full(collected.to_bytes()),
         Err(error) if error.downcast_ref::<LengthLimitError>().is_some() => RequestBody::TooLarge,
         // The client broke off mid-body: what arrived is handled as sent.
-        Err(_) => RequestBody::Full(bytes::Bytes::new()),
+        Err(_) => RequestBody::Full(Bytes::new()),
     }
 }
 
@@ -69,32 +77,49 @@ async fn read_body(body: Body, limit: usize) -> RequestBody {
 /// accepting runtime) and the peer address.
 type Handoff = (std::net::TcpStream, SocketAddr);
 
-/// The connections one serving thread is handed, as an axum [`Listener`].
-struct HandoffListener {
-    connections: mpsc::UnboundedReceiver<Handoff>,
-    local_addr: SocketAddr,
-}
-
-impl Listener for HandoffListener {
-    type Io = tokio::net::TcpStream;
-    type Addr = SocketAddr;
-
-    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
-        loop {
-            let Some((stream, peer)) = self.connections.recv().await else {
-                // The acceptor has stopped: no more connections; shutdown ends this thread.
-                return std::future::pending().await;
-            };
-            match tokio::net::TcpStream::from_std(stream) {
-                Ok(io) => return (io, peer),
-                Err(error) => tracing::warn!(%error, "accepted connection dropped"),
+/// Serves, with hyper's HTTP/1.1 connection and `header_read_timeout` for each request's head,
+/// each connection handed over on `connections`, until `stopped` turns true. Then no connection is taken any
+/// more, idle ones close, and this returns once the requests in flight are answered.
+async fn serve_connections<I: ToolInvoker + 'static>(
+    mut connections: mpsc::UnboundedReceiver<Handoff>,
+    gateway: Arc<Gateway<I>>,
+    mut stopped: watch::Receiver<bool>,
+    header_read_timeout: Duration,
+) {
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(header_read_timeout);
+    let graceful = GracefulShutdown::new();
+    loop {
+        let handoff = tokio::select! {
+            handoff = connections.recv() => handoff,
+            _ = stopped.wait_for(|stop| *stop) => break,
+        };
+        let Some((stream, _peer)) = handoff else {
+            // The acceptor has stopped: no more connections; shutdown ends this thread.
+            let _ = stopped.wait_for(|stop| *stop).await;
+            break;
+        };
+        let io = match tokio::net::TcpStream::from_std(stream) {
+            Ok(io) => io,
+            Err(error) => {
+                tracing::warn!(%error, "accepted connection dropped");
+                continue;
             }
-        }
+        };
+        let gateway = Arc::clone(&gateway);
+        let service = hyper::service::service_fn(move |request| {
+            let gateway = Arc::clone(&gateway);
+            async move { Ok::<_, Infallible>(handle(gateway, request).await) }
+        });
+        let connection = graceful.watch(http.serve_connection(TokioIo::new(io), service));
+        // A connection's end (the client closed it, reset it or timed out) is not an error of
+        // the server's.
+        tokio::spawn(async move {
+            let _ = connection.await;
+        });
     }
-
-    fn local_addr(&self) -> io::Result<Self::Addr> {
-        Ok(self.local_addr)
-    }
+    graceful.shutdown().await;
 }
 
 /// Serves on `listener` with `threads` serving threads, each a single-threaded tokio runtime
@@ -102,7 +127,9 @@ impl Listener for HandoffListener {
 /// [`Gateway::sibling`] of it with its own Tool Service connection pool, built by `invoker`.
 /// The calling task accepts connections and hands them to the threads in turn, so
 /// a connection, its requests and their Tool Service calls all run on one thread: no
-/// cross-thread wake-ups on the request path.
+/// cross-thread wake-ups on the request path. A connection that takes longer than
+/// `header_read_timeout` to send a request's head, or stays idle that long between requests, is
+/// closed ([`DEFAULT_HEADER_READ_TIMEOUT`]).
 ///
 /// Stops on the first message on `stop_requests` (a shutdown signal): the listener closes (new
 /// connections are refused), idle connections close, and requests in flight get up to `grace`
@@ -110,8 +137,7 @@ impl Listener for HandoffListener {
 /// never finishes sending its request cannot hold the process.
 ///
 /// # Errors
-/// The invoker's error, or the OS error when a thread cannot be started or the listener's
-/// address cannot be read.
+/// The invoker's error, or the OS error when a thread or its runtime cannot be started.
 pub async fn serve_threads<J, E>(
     listener: tokio::net::TcpListener,
     gateway: Gateway<J>,
@@ -119,12 +145,12 @@ pub async fn serve_threads<J, E>(
     invoker: impl Fn() -> Result<J, E>,
     mut stop_requests: mpsc::UnboundedReceiver<()>,
     grace: Duration,
+    header_read_timeout: Duration,
 ) -> Result<(), Box<dyn std::error::Error>>
 where
     J: ToolInvoker + 'static,
     E: std::error::Error + 'static,
 {
-    let local_addr = listener.local_addr()?;
     let (stop, stopped) = watch::channel(false);
     let mut gateways = Vec::with_capacity(threads.get());
     for _ in 1..threads.get() {
@@ -137,7 +163,7 @@ where
         let gateway = Arc::new(gateway);
         let (sender, connections) = mpsc::unbounded_channel();
         let (done, finished_one) = oneshot::channel::<()>();
-        let mut stopped = stopped.clone();
+        let stopped = stopped.clone();
         // The thread's log lines are written together each time its runtime goes idle: one
         // write(2) per burst of requests instead of one per request.
         let runtime = tokio::runtime::Builder::new_current_thread()
@@ -148,20 +174,12 @@ where
             .name(format!("mcp-serve-{index}"))
             .spawn(move || {
                 telemetry::hold_lines();
-                runtime.block_on(async move {
-                    let listener = HandoffListener {
-                        connections,
-                        local_addr,
-                    };
-                    let served = axum::serve(listener, router(gateway))
-                        .with_graceful_shutdown(async move {
-                            let _ = stopped.wait_for(|stop| *stop).await;
-                        })
-                        .await;
-                    if let Err(error) = served {
-                        tracing::error!(%error, "serving thread stopped");
-                    }
-                });
+                runtime.block_on(serve_connections(
+                    connections,
+                    gateway,
+                    stopped,
+                    header_read_timeout,
+                ));
                 telemetry::write_held_lines();
                 let _ = done.send(());
             })?;

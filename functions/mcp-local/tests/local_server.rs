@@ -1028,3 +1028,83 @@ fn u1_a_burst_of_concurrent_requests_logs_each_request_exactly_once_on_whole_lin
         );
     }
 }
+
+#[test]
+fn header_timeout_outside_1_to_3600_seconds_is_refused_with_a_clear_error() {
+    for value in ["0", "3601", "soon"] {
+        let output = Command::new(env!("CARGO_BIN_EXE_mcp-local"))
+            .args(["--header-timeout", value, "--listen", "127.0.0.1:0"])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "--header-timeout {value}");
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert!(
+            stderr.contains(&format!(
+                "invalid value '{value}' for '--header-timeout <SECONDS>': expected a whole number \
+                 of seconds from 1 to 3600"
+            )),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn connections_that_stall_before_a_whole_request_head_are_closed_after_the_header_timeout() {
+    use std::io::{Read, Write};
+
+    let server = LocalServer::start_with_args(&["--threads", "1", "--header-timeout", "1"], &[]);
+    // Silent from the start; stopped halfway through its headers; idle after one answer.
+    let (mut silent, _) = raw_connection(&server);
+    let (mut half, addr) = raw_connection(&server);
+    write!(
+        half,
+        "POST /mcp/core HTTP/1.1\r\nhost: {addr}\r\ncontent-type: appl"
+    )
+    .unwrap();
+    let (mut idle, _) = raw_connection(&server);
+    let list = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+    write!(
+        idle,
+        "POST /mcp/core HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\n\
+         mcp-protocol-version: 2025-11-25\r\ncontent-length: {}\r\n\r\n{list}",
+        list.len()
+    )
+    .unwrap();
+    let mut answer = [0_u8; 16];
+    idle.read_exact(&mut answer).unwrap();
+    assert_eq!(
+        &answer, b"HTTP/1.1 200 OK\r",
+        "the idle connection was answered first"
+    );
+
+    for (what, stream) in [
+        ("silent", &mut silent),
+        ("half-sent head", &mut half),
+        ("idle", &mut idle),
+    ] {
+        // Closed with no answer (EOF, or a reset) before raw_connection's 10 s read timeout.
+        let mut rest = Vec::new();
+        let outcome = stream.read_to_end(&mut rest);
+        assert!(
+            !rest.windows(8).any(|w| w == b"HTTP/1.1"),
+            "{what}: no answer is sent: {:?}",
+            String::from_utf8_lossy(&rest)
+        );
+        if let Err(error) = outcome {
+            assert!(
+                !matches!(
+                    error.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ),
+                "{what}: still open after 10 s: {error}"
+            );
+        }
+    }
+    // The server still serves new connections.
+    let (status, body) = post(
+        &server,
+        &[("MCP-Protocol-Version", "2025-11-25")],
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+    );
+    assert_eq!(status, 200, "{body}");
+}
