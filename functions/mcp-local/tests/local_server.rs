@@ -732,6 +732,54 @@ fn serving_threads(pid: u32) -> Vec<String> {
     names
 }
 
+/// Runs `clients` curl processes at once against `/mcp/core`, each sending `calls` tools/call
+/// of `create_ticket` (titled `title`) over one kept-alive connection. `options(client, call)`
+/// gives each call's own curl options (what to print, which headers). Returns each client's
+/// standard output, in client order.
+fn concurrent_calls(
+    server: &LocalServer,
+    clients: usize,
+    calls: usize,
+    title: &str,
+    options: impl Fn(usize, usize) -> Vec<String>,
+) -> Vec<String> {
+    let handles: Vec<_> = (0..clients)
+        .map(|client| {
+            let mut args: Vec<String> = Vec::new();
+            for call in 0..calls {
+                if call > 0 {
+                    args.push("--next".into());
+                }
+                let body = json!({"jsonrpc": "2.0", "id": call, "method": "tools/call",
+                    "params": {"name": "create_ticket",
+                               "arguments": {"title": title, "priority": "low"}}});
+                args.push("-s".into());
+                args.extend(options(client, call));
+                args.extend([
+                    server.url("/mcp/core"),
+                    "-H".into(),
+                    "Content-Type: application/json".into(),
+                    "-H".into(),
+                    "MCP-Protocol-Version: 2025-11-25".into(),
+                    "--data-binary".into(),
+                    body.to_string(),
+                ]);
+            }
+            std::thread::spawn(move || {
+                let output = Command::new("curl")
+                    .args(&args)
+                    .output()
+                    .expect("curl runs");
+                String::from_utf8(output.stdout).unwrap()
+            })
+        })
+        .collect();
+    handles
+        .into_iter()
+        .map(|handle| handle.join().unwrap())
+        .collect()
+}
+
 #[test]
 fn serving_threads_answer_concurrent_keep_alive_connections_from_one_registry() {
     let server = LocalServer::start_with_args(&["--threads", "3"], &[]);
@@ -747,45 +795,16 @@ fn serving_threads_answer_concurrent_keep_alive_connections_from_one_registry() 
 
     // Six clients at once, each one connection (curl reuses it) with five tools/call.
     let run = format!("run-{}", std::process::id());
-    let clients: Vec<_> = (0..6)
-        .map(|client| {
-            let url = server.url("/mcp/core");
-            let run = run.clone();
-            std::thread::spawn(move || {
-                let mut args: Vec<String> = vec!["-s".into()];
-                for call in 0..5 {
-                    if call > 0 {
-                        args.push("--next".into());
-                    }
-                    let body = json!({"jsonrpc": "2.0", "id": call, "method": "tools/call",
-                        "params": {"name": "create_ticket",
-                                   "arguments": {"title": "스레드 테스트", "priority": "low"}}});
-                    args.extend([
-                        "-s".into(),
-                        "-w".into(),
-                        "\n".into(),
-                        url.clone(),
-                        "-H".into(),
-                        "Content-Type: application/json".into(),
-                        "-H".into(),
-                        "MCP-Protocol-Version: 2025-11-25".into(),
-                        "-H".into(),
-                        format!("x-request-id: {run}-{client}"),
-                        "--data-binary".into(),
-                        body.to_string(),
-                    ]);
-                }
-                let output = Command::new("curl")
-                    .args(&args)
-                    .output()
-                    .expect("curl runs");
-                String::from_utf8(output.stdout).unwrap()
-            })
-        })
-        .collect();
+    let outputs = concurrent_calls(&server, 6, 5, "스레드 테스트", |client, _| {
+        vec![
+            "-w".into(),
+            "\n".into(),
+            "-H".into(),
+            format!("x-request-id: {run}-{client}"),
+        ]
+    });
     let mut tickets = Vec::new();
-    for client in clients {
-        let output = client.join().unwrap();
+    for output in outputs {
         let answers: Vec<Value> = output
             .lines()
             .filter(|line| !line.is_empty())
@@ -928,22 +947,33 @@ fn after_ctrl_c_new_connections_are_refused_and_a_second_ctrl_c_exits_despite_a_
     drop(stalled);
 }
 
-#[test]
-fn threads_outside_1_to_256_are_refused_with_a_clear_error() {
-    for value in ["0", "257", "many"] {
+/// `mcp-local FLAG VALUE` exits with status 2 and says `invalid value 'VALUE' for 'FLAG
+/// <PLACEHOLDER>': EXPECTED`.
+fn assert_refused(flag: &str, placeholder: &str, values: &[&str], expected: &str) {
+    for value in values {
         let output = Command::new(env!("CARGO_BIN_EXE_mcp-local"))
-            .args(["--threads", value, "--listen", "127.0.0.1:0"])
+            .args([flag, value, "--listen", "127.0.0.1:0"])
             .output()
             .unwrap();
-        assert_eq!(output.status.code(), Some(2), "--threads {value}");
+        assert_eq!(output.status.code(), Some(2), "{flag} {value}");
         let stderr = String::from_utf8(output.stderr).unwrap();
         assert!(
             stderr.contains(&format!(
-                "invalid value '{value}' for '--threads <THREADS>': expected a whole number from 1 to 256"
+                "invalid value '{value}' for '{flag} <{placeholder}>': {expected}"
             )),
             "{stderr}"
         );
     }
+}
+
+#[test]
+fn threads_outside_1_to_256_are_refused_with_a_clear_error() {
+    assert_refused(
+        "--threads",
+        "THREADS",
+        &["0", "257", "many"],
+        "expected a whole number from 1 to 256",
+    );
 }
 
 #[test]
@@ -954,46 +984,17 @@ fn u1_a_burst_of_concurrent_requests_logs_each_request_exactly_once_on_whole_lin
     let server = LocalServer::start_with_args(&["--threads", "2"], &[]);
     let run = format!("burst-{}", std::process::id());
     let (clients, calls) = (8, 40);
-    let handles: Vec<_> = (0..clients)
-        .map(|client| {
-            let url = server.url("/mcp/core");
-            let run = run.clone();
-            std::thread::spawn(move || {
-                let mut args: Vec<String> = Vec::new();
-                for call in 0..calls {
-                    if call > 0 {
-                        args.push("--next".into());
-                    }
-                    let body = json!({"jsonrpc": "2.0", "id": call, "method": "tools/call",
-                        "params": {"name": "create_ticket",
-                                   "arguments": {"title": "burst", "priority": "low"}}});
-                    args.extend([
-                        "-s".into(),
-                        "-o".into(),
-                        "/dev/null".into(),
-                        "-w".into(),
-                        "%{http_code}\n".into(),
-                        url.clone(),
-                        "-H".into(),
-                        "Content-Type: application/json".into(),
-                        "-H".into(),
-                        "MCP-Protocol-Version: 2025-11-25".into(),
-                        "-H".into(),
-                        format!("x-request-id: {run}-{client}-{call}"),
-                        "--data-binary".into(),
-                        body.to_string(),
-                    ]);
-                }
-                let output = Command::new("curl")
-                    .args(&args)
-                    .output()
-                    .expect("curl runs");
-                String::from_utf8(output.stdout).unwrap()
-            })
-        })
-        .collect();
-    for handle in handles {
-        let statuses = handle.join().unwrap();
+    let outputs = concurrent_calls(&server, clients, calls, "burst", |client, call| {
+        vec![
+            "-o".into(),
+            "/dev/null".into(),
+            "-w".into(),
+            "%{http_code}\n".into(),
+            "-H".into(),
+            format!("x-request-id: {run}-{client}-{call}"),
+        ]
+    });
+    for statuses in outputs {
         assert_eq!(statuses, "200\n".repeat(calls), "every call is answered");
     }
 
@@ -1031,21 +1032,12 @@ fn u1_a_burst_of_concurrent_requests_logs_each_request_exactly_once_on_whole_lin
 
 #[test]
 fn header_timeout_outside_1_to_3600_seconds_is_refused_with_a_clear_error() {
-    for value in ["0", "3601", "soon"] {
-        let output = Command::new(env!("CARGO_BIN_EXE_mcp-local"))
-            .args(["--header-timeout", value, "--listen", "127.0.0.1:0"])
-            .output()
-            .unwrap();
-        assert_eq!(output.status.code(), Some(2), "--header-timeout {value}");
-        let stderr = String::from_utf8(output.stderr).unwrap();
-        assert!(
-            stderr.contains(&format!(
-                "invalid value '{value}' for '--header-timeout <SECONDS>': expected a whole number \
-                 of seconds from 1 to 3600"
-            )),
-            "{stderr}"
-        );
-    }
+    assert_refused(
+        "--header-timeout",
+        "SECONDS",
+        &["0", "3601", "soon"],
+        "expected a whole number of seconds from 1 to 3600",
+    );
 }
 
 #[test]
