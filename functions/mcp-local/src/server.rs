@@ -25,8 +25,9 @@ use tokio::sync::{mpsc, oneshot, watch};
 /// headers), counted from when the server starts waiting for it, so also while a kept-alive
 /// connection is idle between requests: 30 s. A client that connects and stays silent, or
 /// stops halfway through its headers, is disconnected then instead of holding a file
-/// descriptor for ever. The body has its own bound: the `MCP_MAX_REQUEST_BYTES` cap
-/// (CONTRACT H7).
+/// descriptor for ever. The body is bounded in size only (`MCP_MAX_REQUEST_BYTES`, CONTRACT
+/// H7), not in time: a client that sends a whole head and then stalls in its body keeps its
+/// connection until it gives up.
 pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// One request through the gateway, whatever its path and method (the gateway answers 404 and
@@ -225,7 +226,10 @@ where
     tokio::select! {
         () = all_finished => {}
         () = tokio::time::sleep(grace) => {
-            tracing::warn!(grace_s = grace.as_secs(), "requests still open after the shutdown grace period");
+            tracing::warn!(
+                grace_s = grace.as_secs(),
+                "connections still open after the shutdown grace period: requests in flight, or clients still sending theirs"
+            );
         }
         Some(()) = stop_requests.recv() => {}
     }

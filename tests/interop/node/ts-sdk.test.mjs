@@ -154,13 +154,21 @@ describe("TypeScript SDK client on the sample route", () => {
     await client.callTool({ name: "lookup_glossary", arguments: { term: "OTP" } });
     await eventually(() => exchanges.some((e) => e.method === "GET"), "the GET probe");
     await client.close();
-    await eventually(
-      () => gateways.sample.usageEvents().length - before >= exchanges.length,
-      "the usage events",
-    );
+    // mcp-local writes a serving thread's usage lines when it goes idle, just after the
+    // answers: wait for this session's events themselves, not for a count that an earlier
+    // test's late line could fill.
+    const expected = ["initialize", "notifications/initialized", "tools/list", "tools/call"];
+    await eventually(() => {
+      const events = gateways.sample.usageEvents().slice(before);
+      return (
+        events.length >= exchanges.length &&
+        expected.every((method) => events.some((e) => e.method === method)) &&
+        events.some((e) => e.status === 405)
+      );
+    }, "the usage events");
     const events = gateways.sample.usageEvents().slice(before);
     const methods = events.map((e) => e.method ?? "");
-    for (const method of ["initialize", "notifications/initialized", "tools/list", "tools/call"]) {
+    for (const method of expected) {
       assert.ok(methods.includes(method), `${method} in ${methods}`);
     }
     const call = events.find((e) => e.method === "tools/call");

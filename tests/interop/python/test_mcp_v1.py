@@ -138,8 +138,14 @@ async def test_each_exchange_is_one_usage_event_u1(gateways) -> None:
     exchanges: list[tuple[str, int]] = []
     async with connect(gateways.sample_url, exchanges) as (session, _):
         await session.call_tool("lookup_glossary", {"term": "SLA"})
+    # mcp-local writes a serving thread's usage lines when it goes idle, just after the
+    # answers: wait for this session's call itself, not for a count that an earlier test's late
+    # line could fill.
     events = gateways.wait_for_usage_events(
-        "sample", lambda e: len(e) - before >= len(exchanges), "the usage events"
+        "sample",
+        lambda e: len(e) - before >= len(exchanges)
+        and any(x.get("tool") == "lookup_glossary" for x in e[before:]),
+        "the usage events",
     )[before:]
     call = next(e for e in events if e.get("method") == "tools/call")
     assert call["tool"] == "lookup_glossary"
