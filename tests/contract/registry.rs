@@ -112,16 +112,7 @@ async fn r1_a_file_over_the_size_limit_is_refused_and_a_missing_one_or_a_directo
     let error = load_from(&FileSource(big.clone()), limits)
         .await
         .unwrap_err();
-    assert!(
-        matches!(
-            error,
-            RegistryError::TooLarge {
-                limit_bytes: 1024,
-                ..
-            }
-        ),
-        "{error}"
-    );
+    super::sources::assert_too_large(&error, 1024);
     // The same file under a limit it fits is served.
     let roomy = LoadLimits {
         max_bytes: 1 << 20,
