@@ -6,7 +6,6 @@
 
 use std::convert::Infallible;
 use std::io;
-use std::net::SocketAddr;
 use std::num::NonZeroUsize;
 use std::sync::Arc;
 use std::time::Duration;
@@ -74,13 +73,14 @@ async fn read_body(body: Incoming, limit: usize) -> RequestBody {
     }
 }
 
-/// An accepted connection handed to a serving thread: the socket (deregistered from the
-/// accepting runtime) and the peer address.
-type Handoff = (std::net::TcpStream, SocketAddr);
+/// An accepted connection handed to a serving thread: the socket, deregistered from the
+/// accepting runtime.
+type Handoff = std::net::TcpStream;
 
 /// Serves, with hyper's HTTP/1.1 connection and `header_read_timeout` for each request's head,
-/// each connection handed over on `connections`, until `stopped` turns true. Then no connection is taken any
-/// more, idle ones close, and this returns once the requests in flight are answered.
+/// each connection handed over on `connections`, until `stopped` turns true. Then no
+/// connection is taken any more, idle ones close, and this returns once the requests in flight
+/// are answered.
 async fn serve_connections<I: ToolInvoker + 'static>(
     mut connections: mpsc::UnboundedReceiver<Handoff>,
     gateway: Arc<Gateway<I>>,
@@ -96,7 +96,7 @@ async fn serve_connections<I: ToolInvoker + 'static>(
             handoff = connections.recv() => handoff,
             _ = stopped.wait_for(|stop| *stop) => break,
         };
-        let Some((stream, _peer)) = handoff else {
+        let Some(stream) = handoff else {
             // The acceptor has stopped: no more connections; shutdown ends this thread.
             let _ = stopped.wait_for(|stop| *stop).await;
             break;
@@ -181,6 +181,8 @@ where
                     stopped,
                     header_read_timeout,
                 ));
+                // Before `done`: the process may exit once every thread has reported, before
+                // this thread's own end would write them.
                 telemetry::write_held_lines();
                 let _ = done.send(());
             })?;
@@ -192,11 +194,11 @@ where
         let mut next = 0;
         loop {
             match listener.accept().await {
-                Ok((stream, peer)) => {
+                Ok((stream, _)) => {
                     let _ = stream.set_nodelay(true);
                     match stream.into_std() {
                         Ok(stream) => {
-                            let _ = senders[next].send((stream, peer));
+                            let _ = senders[next].send(stream);
                             next = (next + 1) % senders.len();
                         }
                         Err(error) => tracing::warn!(%error, "accepted connection dropped"),
