@@ -1,6 +1,6 @@
-//! Arbitrary `Authorization` values through the real service in `token+oauth` mode, over the
-//! real store (moto) and a key set on loopback: every answer is 200, 401, 429 or 503, never a
-//! 5xx from a panic, and only a real credential is ever admitted (seed ADR 004).
+//! Arbitrary `Authorization` values (CONTRACT A3) through the real service in `token+oauth` mode,
+//! over the real store (moto) and a key set on loopback: every answer is 200, 401, 429 or 503
+//! (A6, A8, A9), never a 5xx from a panic, and only a real credential is ever admitted (A3).
 //!
 //! `PROPTEST_CASES` sets the case count (default [`DEFAULT_CASES`]).
 
@@ -43,7 +43,7 @@ fn authorization(valid: Vec<String>) -> impl Strategy<Value = Vec<u8>> {
 }
 
 #[test]
-fn arbitrary_authorization_values_get_only_200_401_429_or_503() {
+fn a3_arbitrary_authorization_values_get_only_200_401_429_or_503() {
     let cases = gateway_tests::proptest_cases(DEFAULT_CASES);
     let runtime = gateway_tests::two_worker_runtime();
     let key = IssuerKey::ec("ec-1");

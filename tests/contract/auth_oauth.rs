@@ -1,6 +1,7 @@
-//! OAuth 2.1 resource server: JWT access tokens signed by RSA and EC keys generated here, the key
-//! set served on loopback, delegations in the real DynamoDB-protocol store (moto); the metadata
-//! document (RFC 9728) and the challenge headers (seed ADR 004, stage 2).
+//! OAuth 2.1 resource server (CONTRACT A1, A4–A7, A9, A10): JWT access tokens signed by RSA and
+//! EC keys generated here (A5), the key set served on loopback, delegations in the real
+//! DynamoDB-protocol store (moto; A4); the metadata document (RFC 9728, A10) and the challenge
+//! headers (A6, A7).
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -55,7 +56,7 @@ fn assert_invalid_token(answer: &Answer) {
 }
 
 #[tokio::test]
-async fn rsa_and_ec_signed_tokens_of_a_granted_subject_are_admitted() {
+async fn a5_rsa_and_ec_signed_tokens_of_a_granted_subject_are_admitted() {
     let rsa = IssuerKey::rsa("rsa-1");
     let ec = IssuerKey::ec("ec-1");
     let issuer = Issuer::start(&[&rsa, &ec]).await;
@@ -72,7 +73,7 @@ async fn rsa_and_ec_signed_tokens_of_a_granted_subject_are_admitted() {
 }
 
 #[tokio::test]
-async fn wrong_audience_wrong_issuer_expired_not_yet_valid_and_ungranted_tokens_get_401() {
+async fn a5_wrong_audience_wrong_issuer_expired_not_yet_valid_and_ungranted_tokens_get_401() {
     let rsa = IssuerKey::rsa("rsa-1");
     let issuer = Issuer::start(&[&rsa]).await;
     let h = oauth_harness(AuthMode::OAuth, &issuer, &[]).await;
@@ -103,7 +104,7 @@ async fn wrong_audience_wrong_issuer_expired_not_yet_valid_and_ungranted_tokens_
 }
 
 #[tokio::test]
-async fn unsigned_and_hmac_tokens_are_refused() {
+async fn a5_unsigned_and_hmac_tokens_are_refused() {
     let rsa = IssuerKey::rsa("rsa-1");
     let issuer = Issuer::start(&[&rsa]).await;
     let h = oauth_harness(AuthMode::OAuth, &issuer, &[]).await;
@@ -120,7 +121,7 @@ async fn unsigned_and_hmac_tokens_are_refused() {
 }
 
 #[tokio::test]
-async fn an_unknown_kid_is_refused_until_the_rotated_key_set_names_it() {
+async fn a5_an_unknown_kid_is_refused_until_the_rotated_key_set_names_it() {
     let old = IssuerKey::rsa("2026-11");
     let new = IssuerKey::ec("2026-12");
     let issuer = Issuer::start(&[&old]).await;
@@ -143,7 +144,7 @@ async fn an_unknown_kid_is_refused_until_the_rotated_key_set_names_it() {
 }
 
 #[tokio::test]
-async fn a_key_set_outage_answers_503_not_401() {
+async fn a9_a_key_set_outage_answers_503_not_401() {
     let rsa = IssuerKey::rsa("rsa-1");
     let issuer = Issuer::start(&[&rsa]).await;
     issuer.go_down().await;
@@ -156,7 +157,7 @@ async fn a_key_set_outage_answers_503_not_401() {
 }
 
 #[tokio::test]
-async fn the_challenge_names_the_metadata_document_and_the_required_scopes() {
+async fn a6_the_challenge_names_the_metadata_document_and_the_required_scopes() {
     let rsa = IssuerKey::rsa("rsa-1");
     let issuer = Issuer::start(&[&rsa]).await;
     let h = oauth_harness(AuthMode::OAuth, &issuer, &["mcp:tools"]).await;
@@ -172,7 +173,7 @@ async fn the_challenge_names_the_metadata_document_and_the_required_scopes() {
 }
 
 #[tokio::test]
-async fn a_token_without_a_required_scope_gets_403_insufficient_scope_and_counts_nothing() {
+async fn a7_a_token_without_a_required_scope_gets_403_insufficient_scope_and_counts_nothing() {
     let rsa = IssuerKey::rsa("rsa-1");
     let issuer = Issuer::start(&[&rsa]).await;
     let h = oauth_harness(AuthMode::OAuth, &issuer, &["mcp:admin"]).await;
@@ -188,7 +189,7 @@ async fn a_token_without_a_required_scope_gets_403_insufficient_scope_and_counts
 }
 
 #[tokio::test]
-async fn the_metadata_document_is_served_unauthenticated_for_get_only() {
+async fn a10_the_metadata_document_is_served_unauthenticated_for_get_only() {
     let rsa = IssuerKey::rsa("rsa-1");
     let issuer = Issuer::start(&[&rsa]).await;
     let h = oauth_harness(AuthMode::OAuth, &issuer, &["mcp:tools"]).await;
@@ -221,7 +222,7 @@ async fn the_metadata_document_is_served_unauthenticated_for_get_only() {
 }
 
 #[tokio::test]
-async fn token_and_oauth_mode_accepts_both_credentials() {
+async fn a1_token_and_oauth_mode_accepts_both_credentials() {
     let rsa = IssuerKey::rsa("rsa-1");
     let issuer = Issuer::start(&[&rsa]).await;
     let h = oauth_harness(AuthMode::TokenAndOAuth, &issuer, &[]).await;
@@ -236,7 +237,7 @@ async fn token_and_oauth_mode_accepts_both_credentials() {
 }
 
 #[tokio::test]
-async fn a_subject_refused_as_unknown_is_admitted_once_granted() {
+async fn a4_a_subject_refused_as_unknown_is_admitted_once_granted() {
     let rsa = IssuerKey::rsa("rsa-1");
     let issuer = Issuer::start(&[&rsa]).await;
     let h = oauth_harness(AuthMode::OAuth, &issuer, &[]).await;
@@ -247,7 +248,7 @@ async fn a_subject_refused_as_unknown_is_admitted_once_granted() {
 }
 
 #[tokio::test]
-async fn a_token_whose_alg_differs_from_the_keys_own_alg_is_refused() {
+async fn a5_a_token_whose_alg_differs_from_the_keys_own_alg_is_refused() {
     let rsa = IssuerKey::rsa("rsa-1");
     let issuer = Issuer::start(&[&rsa]).await;
     let mut jwk = rsa.jwk();

@@ -1,7 +1,9 @@
-//! Inbound authentication with personal access tokens against a real DynamoDB-protocol server
-//! (moto) on loopback: the chain after Origin (H5) and Host (H6), one 401 for every token
-//! rejection, the atomic decision + limit + usage record, 429 with `Retry-After`, 503 when the
-//! store is down, and no token passthrough to the Tool Service (seed ADR 004).
+//! Inbound authentication with personal access tokens (CONTRACT A1–A4, A6, A8–A11) against a
+//! real DynamoDB-protocol server (moto) on loopback: the chain after Origin (H5) and Host (H6)
+//! (A2), one 401 for every token rejection (A6), the atomic decision + limit + usage record (A4,
+//! A8), 429 with `Retry-After` (A8), 503 when the store is down or the settings are broken (A9,
+//! A1), the metadata path a JSON 404 in token mode (A10), and no token passthrough to the Tool
+//! Service (A11).
 
 use std::time::Duration;
 
@@ -66,7 +68,7 @@ fn dead_store() -> DynamoStore {
 }
 
 #[tokio::test]
-async fn a_valid_token_is_admitted_counted_and_extends_its_idle_expiry() {
+async fn a4_a_valid_token_is_admitted_counted_and_extends_its_idle_expiry() {
     let h = core(per_minute(10)).await;
     let (token, id) = h.issue(&["core"], 600, 86_400).await;
     let key = token.store_key();
@@ -83,14 +85,14 @@ async fn a_valid_token_is_admitted_counted_and_extends_its_idle_expiry() {
 }
 
 #[tokio::test]
-async fn a_missing_credential_gets_the_challenge_without_an_error_code() {
+async fn a6_a_missing_credential_gets_the_challenge_without_an_error_code() {
     let h = core(None).await;
     let answer = h.harness.post("/mcp/core", &list(), &[]).await;
     assert_unauthorized(&answer, CHALLENGE);
 }
 
 #[tokio::test]
-async fn an_unauthenticated_get_gets_the_401_challenge_before_the_405() {
+async fn a2_an_unauthenticated_get_gets_the_401_challenge_before_the_405() {
     let h = core(None).await;
     let answer = h
         .harness
@@ -105,7 +107,7 @@ async fn an_unauthenticated_get_gets_the_401_challenge_before_the_405() {
 }
 
 #[tokio::test]
-async fn malformed_credentials_and_bad_checksums_are_401_without_touching_the_store() {
+async fn a3_malformed_credentials_and_bad_checksums_are_401_without_touching_the_store() {
     // The gateway's store is down: any store call would answer 503, so a 401 proves none happened.
     let writer = fresh_store().await;
     let h = AuthHarness::token_over(Config::fixed_defaults(), None, writer, dead_store()).await;
@@ -135,7 +137,7 @@ async fn malformed_credentials_and_bad_checksums_are_401_without_touching_the_st
 }
 
 #[tokio::test]
-async fn unknown_revoked_expired_idle_expired_and_wrong_route_tokens_get_the_same_401() {
+async fn a6_unknown_revoked_expired_idle_expired_and_wrong_route_tokens_get_the_same_401() {
     let h = AuthHarness::token(Config::dynamic_defaults(), None).await;
     let call = |token: String, route: &'static str| {
         let h = &h;
@@ -188,7 +190,7 @@ async fn unknown_revoked_expired_idle_expired_and_wrong_route_tokens_get_the_sam
 }
 
 #[tokio::test]
-async fn a_revocation_between_two_requests_turns_the_second_into_401() {
+async fn a4_a_revocation_between_two_requests_turns_the_second_into_401() {
     let h = core(per_minute(10)).await;
     let (token, id) = h.issue(&["core"], 600, 86_400).await;
     assert_eq!(list_with(&h, token.expose()).await.status, StatusCode::OK);
@@ -199,7 +201,7 @@ async fn a_revocation_between_two_requests_turns_the_second_into_401() {
 }
 
 #[tokio::test]
-async fn the_limit_answers_429_with_the_exact_retry_after_and_extends_nothing() {
+async fn a8_the_limit_answers_429_with_the_exact_retry_after_and_extends_nothing() {
     let h = core(per_minute(2)).await;
     let (token, _) = h.issue(&["core"], 600, 86_400).await;
     let key = token.store_key();
@@ -229,7 +231,7 @@ async fn the_limit_answers_429_with_the_exact_retry_after_and_extends_nothing() 
 }
 
 #[tokio::test]
-async fn the_next_window_admits_again() {
+async fn a8_the_next_window_admits_again() {
     let h = core(per_minute(1)).await;
     let (token, _) = h.issue(&["core"], 600, 86_400).await;
     let key = token.store_key();
@@ -244,7 +246,7 @@ async fn the_next_window_admits_again() {
 }
 
 #[tokio::test]
-async fn concurrent_requests_admit_exactly_the_limit() {
+async fn a8_concurrent_requests_admit_exactly_the_limit() {
     let h = core(per_minute(5)).await;
     let (token, _) = h.issue(&["core"], 600, 86_400).await;
     let requests = (0..20).map(|_| list_with(&h, token.expose()));
@@ -259,7 +261,7 @@ async fn concurrent_requests_admit_exactly_the_limit() {
 }
 
 #[tokio::test]
-async fn a_store_that_is_down_answers_503_with_retry_after_never_401() {
+async fn a9_a_store_that_is_down_answers_503_with_retry_after_never_401() {
     let writer = fresh_store().await;
     let h = AuthHarness::token_over(Config::fixed_defaults(), None, writer, dead_store()).await;
     let token = PersonalToken::generate().unwrap();
@@ -271,7 +273,7 @@ async fn a_store_that_is_down_answers_503_with_retry_after_never_401() {
 }
 
 #[tokio::test]
-async fn origin_and_host_run_before_authentication() {
+async fn a2_origin_and_host_run_before_authentication() {
     let h = core(None).await;
     let answer = h
         .harness
@@ -282,7 +284,7 @@ async fn origin_and_host_run_before_authentication() {
 }
 
 #[tokio::test]
-async fn neither_authorization_nor_cookies_reach_the_tool_service() {
+async fn a11_neither_authorization_nor_cookies_reach_the_tool_service() {
     let h = core(None).await;
     let (token, _) = h.issue(&["core"], 600, 86_400).await;
     h.harness
@@ -327,7 +329,7 @@ async fn neither_authorization_nor_cookies_reach_the_tool_service() {
 }
 
 #[tokio::test]
-async fn token_mode_serves_no_metadata_document_a_json_404_instead() {
+async fn a10_token_mode_serves_no_metadata_document_a_json_404_instead() {
     let h = core(None).await;
     let answer = h
         .harness
@@ -342,7 +344,7 @@ async fn token_mode_serves_no_metadata_document_a_json_404_instead() {
 }
 
 #[tokio::test]
-async fn a_path_without_a_route_needs_a_credential_but_counts_nothing() {
+async fn a2_a_path_without_a_route_needs_a_credential_but_counts_nothing() {
     let h = AuthHarness::token(Config::dynamic_defaults(), per_minute(1)).await;
     let (token, _) = h.issue(&["core"], 600, 86_400).await;
     assert_unauthorized(&h.harness.post("/mcp", &list(), &[]).await, CHALLENGE);
@@ -356,7 +358,7 @@ async fn a_path_without_a_route_needs_a_credential_but_counts_nothing() {
 }
 
 #[tokio::test]
-async fn broken_auth_settings_answer_503_to_everything_never_serve_unauthenticated() {
+async fn a1_broken_auth_settings_answer_503_to_everything_never_serve_unauthenticated() {
     let h = gateway_tests::auth::harness_with_auth(
         Config::fixed_defaults(),
         mcp_gateway::auth::Authenticator::misconfigured(),

@@ -1,8 +1,8 @@
 //! Real Lambda event JSON (API Gateway REST v1 and HTTP API v2, Function URL, ALB, the
 //! `cargo lambda watch` emulator) through `lambda_http::request::from_str` into the gateway's
-//! Lambda adapter (CONTRACT P9, P3, P6, H1, H2, H3, H4, H8, C5, L1): the stage and emulator
-//! prefixes are not part of the public path, base64 bodies parse like plain ones, and repeated
-//! or mixed-case headers answer as on the local server.
+//! Lambda adapter (CONTRACT P9, P3, P6, H1, H2, H3, H4, H8, C5, L1, A6): the stage and emulator
+//! prefixes are not part of the public path, base64 bodies parse like plain ones, repeated or
+//! mixed-case headers answer as on the local server, and so does the 401 challenge.
 
 use gateway_tests::{Harness, request};
 use lambda_http::{Body, RequestExt};
@@ -415,7 +415,7 @@ async fn p9_a_request_without_lambda_extensions_is_served_by_its_uri_path() {
 }
 
 #[tokio::test]
-async fn with_token_auth_http_api_events_get_the_401_challenge_or_are_served_with_a_token() {
+async fn a6_with_token_auth_http_api_events_get_the_401_challenge_or_are_served_with_a_token() {
     let auth =
         gateway_tests::auth::AuthHarness::token(mcp_gateway::Config::fixed_defaults(), None).await;
     let (token, _) = auth.issue(&["core"], 600, 86_400).await;

@@ -1,10 +1,11 @@
-//! The authentication chain of one request, after Origin (H5) and Host (H6): credential
-//! (`Authorization: Bearer` only) → stateless token checks (personal-token checksum, or JWT
-//! verification) → the store's atomic decision, limit and usage record.
+//! The authentication chain of one request, after Origin (H5) and Host (H6) (CONTRACT A2):
+//! credential (`Authorization: Bearer` only, A3) → stateless token checks (personal-token
+//! checksum, A3, or JWT verification, A5, and its scopes, A7) → the store's atomic decision
+//! (A4), limit (A8) and usage record (A4, A12). Refusals are answered as A6–A9 say.
 //!
 //! A request whose path names no well-formed route (outside the endpoint, missing or invalid
 //! route key) still needs a well-formed credential but makes no store call: the checks after
-//! this one reject it before any method runs, and nothing is counted.
+//! this one reject it before any method runs, and nothing is counted (CONTRACT A2).
 
 use std::sync::Arc;
 
@@ -30,18 +31,20 @@ pub fn system_clock() -> EpochClock {
     })
 }
 
-/// `Retry-After` of a 503, in seconds.
+/// `Retry-After` of a 503, in seconds (CONTRACT A9).
 pub const UNAVAILABLE_RETRY_AFTER_S: u64 = 5;
-/// Longest `Authorization` value read, in bytes (a JWT with many claims fits easily).
+/// Longest `Authorization` value read, in bytes (a JWT with many claims fits easily; CONTRACT
+/// A3).
 pub const MAX_AUTHORIZATION_BYTES: usize = 8 * 1024;
 
-/// What the chain decided, for the usage event (CONTRACT U1): never a token, hash or claim.
+/// What the chain decided, for the usage event (CONTRACT U1, A12): never a token, hash or claim
+/// (CONTRACT A11).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AuthRecord {
-    /// `auth_outcome`: `ok`, `missing`, `malformed`, `bad_checksum`, `invalid_jwt`, `unknown`,
-    /// `revoked`, `expired`, `idle_expired`, `wrong_route`, `insufficient_scope`,
-    /// `rate_limited`, `unavailable`, `no_route`, `misconfigured`, `discovery` (a `/.well-known/`
-    /// path, answered without a credential).
+    /// `auth_outcome` (CONTRACT A12): `ok`, `missing`, `malformed`, `bad_checksum`,
+    /// `invalid_jwt`, `unknown`, `revoked`, `expired`, `idle_expired`, `wrong_route`,
+    /// `insufficient_scope`, `rate_limited`, `unavailable`, `no_route`, `misconfigured`,
+    /// `discovery` (a `/.well-known/` path, answered without a credential).
     pub outcome: &'static str,
     /// The delegation id, once known.
     pub delegation_id: Option<String>,
@@ -49,7 +52,8 @@ pub struct AuthRecord {
     pub retry_after_s: Option<u64>,
 }
 
-/// The inbound authenticator of a deployment.
+/// The inbound authenticator of a deployment: the chain of CONTRACT A2–A9, recording the fields
+/// of A12.
 pub struct Authenticator {
     mode: AuthMode,
     rate_limit: Option<RateLimit>,
@@ -75,8 +79,9 @@ enum Credential<'a> {
 }
 
 impl Authenticator {
-    /// An authenticator for `mode` (not [`AuthMode::None`]) over a store, an optional OAuth
-    /// verifier and the route's protected-resource facts.
+    /// An authenticator for `mode` (not [`AuthMode::None`], CONTRACT A1) over a store, an
+    /// optional OAuth verifier and the route's protected-resource facts; `rate_limit` is the
+    /// request limit of each delegation (CONTRACT A8).
     #[must_use]
     pub fn new(
         mode: AuthMode,
@@ -98,7 +103,7 @@ impl Authenticator {
     }
 
     /// One that answers every request 503: `MCP_AUTH` asks for authentication but its
-    /// settings are broken, so nothing is served unauthenticated.
+    /// settings are broken, so nothing is served unauthenticated (CONTRACT A1, A9).
     #[must_use]
     pub fn misconfigured() -> Self {
         Self::new(
@@ -117,16 +122,17 @@ impl Authenticator {
         self.mode
     }
 
-    /// The protected-resource facts (OAuth modes).
+    /// The protected-resource facts (OAuth modes; CONTRACT A10).
     #[must_use]
     pub fn resource(&self) -> Option<&ProtectedResource> {
         self.resource.as_ref()
     }
 
-    /// Authenticates a request for `route` (`None` when its path names no well-formed route).
+    /// Authenticates a request for `route` (`None` when its path names no well-formed route,
+    /// CONTRACT A2).
     ///
     /// # Errors
-    /// An [`AuthRejection`]: 401, 403 (scope), 429 or 503.
+    /// An [`AuthRejection`]: 401 (A6), 403 (scope, A7), 429 (A8) or 503 (A9).
     pub async fn authenticate(
         &self,
         headers: &HeaderMap,
@@ -193,7 +199,7 @@ impl Authenticator {
                 Ok(())
             }
             Ok(Admission::Denied(denial)) => {
-                // Only a token can never come back: an OAuth subject may be granted later.
+                // Only a token can never come back: an OAuth subject may be granted later (A4).
                 if denial.is_final() && key.starts_with("tok#") {
                     self.negative.insert(&key, denial);
                 }
@@ -216,7 +222,7 @@ impl Authenticator {
     }
 
     /// The bearer credential: exactly one `Authorization` header, scheme `Bearer`
-    /// (case-insensitive), a token68 value of at most [`MAX_AUTHORIZATION_BYTES`].
+    /// (case-insensitive), a token68 value of at most [`MAX_AUTHORIZATION_BYTES`] (CONTRACT A3).
     fn credential<'h>(&self, headers: &'h HeaderMap) -> Result<Credential<'h>, &'static str> {
         let mut values = headers.get_all(header::AUTHORIZATION).iter();
         let value = values.next().ok_or("missing")?;
@@ -246,7 +252,7 @@ impl Authenticator {
     }
 
     /// The `WWW-Authenticate` value: `Bearer realm="mcp"`, with `resource_metadata` and
-    /// `scope` in the OAuth modes and `error` when one is given.
+    /// `scope` in the OAuth modes and `error` when one is given (CONTRACT A6, A7).
     fn challenge(&self, route: Option<&str>, error: Option<&str>) -> String {
         let mut challenge = String::from("Bearer realm=\"mcp\"");
         if let Some(resource) = self.resource.as_ref().filter(|_| self.mode.accepts_oauth()) {

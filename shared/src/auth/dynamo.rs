@@ -1,4 +1,5 @@
-//! The DynamoDB delegation store (table `MCP_AUTH_TABLE`, string partition key `pk`).
+//! The DynamoDB delegation store (table `MCP_AUTH_TABLE`, string partition key `pk`; CONTRACT
+//! A4).
 //!
 //! A delegation item (`pk = tok#<hex sha256(token)>` or `oauth#<hex sha256(iss, sub,
 //! client_id)>`) holds `delegation_id`, `status`, `routes` (string set), `idle_ttl_s`,
@@ -6,13 +7,14 @@
 //! `rl_window` / `rl_count` plus `use_count` / `last_used_at`. A pointer item
 //! `pk = del#<delegation_id>` names the delegation item for revocation.
 //!
-//! [`DynamoStore::admit`] is one conditional `UpdateItem` in the common case: the condition
-//! checks the delegation is active, unexpired, allowed on the route and under the limit in the
-//! current window; only then are `idle_expires_at` extended and the request counted. A refused
-//! write returns the old item (`ReturnValuesOnConditionCheckFailure=ALL_OLD`), which tells 401
-//! from 429 without another read ([`judge`]). The first request of a new window makes a second
-//! conditional write that starts the window; concurrent instances that race on it re-check, so a
-//! window never admits more than the limit. Nothing is written for a 401 or a 429.
+//! [`DynamoStore::admit`] is one conditional `UpdateItem` in the common case (CONTRACT A4): the
+//! condition checks the delegation is active, unexpired, allowed on the route and under the limit
+//! in the current window (CONTRACT A8); only then are `idle_expires_at` extended and the request
+//! counted. A refused write returns the old item (`ReturnValuesOnConditionCheckFailure=ALL_OLD`),
+//! which tells 401 from 429 without another read ([`judge`]). The first request of a new window
+//! makes a second conditional write that starts the window; concurrent instances that race on it
+//! re-check, so a window never admits more than the limit (A8). Nothing is written for a 401 or
+//! a 429.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -38,14 +40,14 @@ const MAX_WRITES: usize = 3;
 const VALID: &str = "attribute_exists(pk) AND #status = :active AND expires_at > :now \
                      AND idle_expires_at > :now AND contains(routes, :route)";
 
-/// A DynamoDB delegation store over one table.
+/// A DynamoDB delegation store over one table (CONTRACT A4, A8).
 #[derive(Debug, Clone)]
 pub struct DynamoStore {
     client: Client,
     table: String,
 }
 
-/// A delegation to write (by `mcp-admin`).
+/// A delegation to write (by `mcp-admin`; the item of CONTRACT A4).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewDelegation {
     /// The item key (`tok#…` or `oauth#…`).
@@ -87,7 +89,7 @@ impl DynamoStore {
 
     /// A store with a client from the standard AWS environment (`AWS_ENDPOINT_URL_DYNAMODB`
     /// points it at another DynamoDB-protocol server), every call bounded by `timeout_ms` and
-    /// at most two attempts.
+    /// at most two attempts (`MCP_AUTH_TIMEOUT_MS`, CONTRACT A9).
     pub async fn from_env(table: impl Into<String>, timeout_ms: u64) -> Self {
         let timeout = Duration::from_millis(timeout_ms);
         let shared = aws_config::defaults(aws_config::BehaviorVersion::latest())
@@ -232,7 +234,7 @@ impl DynamoStore {
     }
 
     /// Revokes the delegation `delegation_id`: its item's `status` becomes `revoked`, so the
-    /// next request with it is answered 401.
+    /// next request with it is answered 401 (CONTRACT A4).
     ///
     /// # Errors
     /// [`AdminError::NotFound`] for an unknown id, [`AdminError::Store`] when DynamoDB fails.
@@ -271,7 +273,7 @@ impl DynamoStore {
     }
 
     /// Creates the table (on-demand billing, string partition key `pk`) and turns on TTL over
-    /// the `ttl` attribute. An existing table is left as it is.
+    /// the `ttl` attribute (CONTRACT A4). An existing table is left as it is.
     ///
     /// # Errors
     /// [`StoreError`] when DynamoDB refuses or cannot be reached.

@@ -100,7 +100,7 @@ fn no_signer(_: &Algorithm, _: &EncodingKey) -> Result<Box<dyn JwtSigner>, Error
 }
 
 /// The provider: ring verifiers, no signers, no key utilities (the gateway builds keys from a
-/// JWKS's public components only).
+/// JWKS's public components only; CONTRACT A5).
 static PROVIDER: CryptoProvider = CryptoProvider {
     signer_factory: no_signer,
     verifier_factory: new_verifier,

@@ -1,16 +1,20 @@
-//! Inbound authentication (seed ADR 004): personal access tokens per delegation, OAuth 2.1 JWT
-//! access tokens, a distributed fixed-window request limit and the usage record, all decided by
-//! one conditional write to the delegation store.
+//! Inbound authentication (seed ADR 004; CONTRACT A1–A12): personal access tokens per
+//! delegation (A3, A4), OAuth 2.1 JWT access tokens (A5, A7), a distributed fixed-window request
+//! limit (A8) and the usage record (A4, A12), all decided by one conditional write to the
+//! delegation store (A4).
 //!
 //! The chain runs right after Origin (H5) and Host (H6), before the method check, so an
-//! unauthenticated `GET` gets the 401 challenge. `MCP_AUTH=none` (the default) skips it.
+//! unauthenticated `GET` gets the 401 challenge (CONTRACT A2). `MCP_AUTH=none` (the default)
+//! skips it (CONTRACT A1).
 //!
-//! - [`token`]: the `mcpat_` token format and its store key.
-//! - [`store`]: the [`DelegationStore`] I/O trait and the pure reading of refusals;
-//!   [`dynamo`]: the DynamoDB store.
-//! - [`oauth`]: JWT verification against a cached key set ([`KeySetSource`] I/O trait).
-//! - [`resource`]: the protected-resource metadata (RFC 9728).
-//! - [`chain`]: the [`Authenticator`]; [`rejection`]: 401, 403, 429, 503 answers.
+//! - [`token`]: the `mcpat_` token format and its store key (A3, A4).
+//! - [`store`]: the [`DelegationStore`] I/O trait and the pure reading of refusals (A4, A8);
+//!   [`dynamo`]: the DynamoDB store (A4, A8).
+//! - [`oauth`]: JWT verification against a cached key set ([`KeySetSource`] I/O trait; A5);
+//!   [`jwt_crypto`]: its signature checks (A5).
+//! - [`resource`]: the protected-resource metadata (RFC 9728; A10).
+//! - [`chain`]: the [`Authenticator`] (A2–A9, A12); [`rejection`]: 401, 403, 429, 503 answers
+//!   (A6, A7, A8, A9).
 
 pub mod chain;
 pub mod dynamo;

@@ -1,12 +1,15 @@
-//! OAuth 2.1 resource server: JWT access tokens verified in the function (jsonwebtoken over
-//! ring, [`super::jwt_crypto`]) against the issuer's JSON Web Key Set (RFC 7517), cached per warm instance and
-//! fetched again when a token names an unknown `kid` (key rotation).
+//! OAuth 2.1 resource server (CONTRACT A5): JWT access tokens verified in the function
+//! (jsonwebtoken over ring, [`super::jwt_crypto`]) against the issuer's JSON Web Key Set
+//! (RFC 7517), cached per warm instance and fetched again when a token names an unknown `kid`
+//! (key rotation).
 //!
 //! Checks: the header's `alg` is one of `MCP_OAUTH_ALGORITHMS` (never `none` or HMAC) and
 //! matches the key's own `alg` when it has one; signature; `iss` equal to `MCP_OAUTH_ISSUER`;
 //! `aud` equal to the route's canonical URL (from `MCP_RESOURCE_URL`, never from `Host`);
-//! `exp` and `nbf` with `MCP_OAUTH_LEEWAY_SECONDS`; `sub` present. A verified token maps to the
-//! delegation item `oauth#<hex sha256(iss \n sub \n client_id)>`.
+//! `exp` and `nbf` with `MCP_OAUTH_LEEWAY_SECONDS`; `sub` present (CONTRACT A5). A verified
+//! token maps to the delegation item `oauth#<hex sha256(iss \n sub \n client_id)>` (CONTRACT
+//! A4); its scopes are checked by the chain (A7). A key set that cannot be fetched is a 503
+//! (A9).
 
 use std::sync::RwLock;
 use std::time::Duration;
@@ -21,13 +24,13 @@ use crate::registry::BoxFuture;
 
 /// Largest key set read, in bytes.
 pub const MAX_JWKS_BYTES: usize = 256 * 1024;
-/// A cached key set older than this is fetched again on the next token (seconds).
+/// A cached key set older than this is fetched again on the next token (seconds; CONTRACT A5).
 pub const JWKS_MAX_AGE_S: u64 = 3_600;
 /// Least seconds between two fetches caused by unknown `kid`s, so that forged `kid`s cannot
-/// turn every request into a key-set fetch.
+/// turn every request into a key-set fetch (CONTRACT A5).
 pub const JWKS_MIN_REFETCH_S: u64 = 30;
 
-/// The key set could not be fetched.
+/// The key set could not be fetched (503, CONTRACT A9).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("key set unavailable: {detail}")]
 pub struct KeySetError {
@@ -44,8 +47,8 @@ pub trait KeySetSource: Send + Sync {
     fn fetch(&self) -> BoxFuture<'_, Result<JwkSet, KeySetError>>;
 }
 
-/// The key set at `MCP_OAUTH_JWKS_URL`, fetched with reqwest (no redirects, bounded in time and
-/// size).
+/// The key set at `MCP_OAUTH_JWKS_URL` (CONTRACT A5), fetched with reqwest (no redirects,
+/// bounded in time, CONTRACT A9, and size).
 #[derive(Debug, Clone)]
 pub struct HttpKeySet {
     client: reqwest::Client,
@@ -113,14 +116,14 @@ impl KeySetSource for HttpKeySet {
 /// Why a bearer JWT was not accepted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum OAuthError {
-    /// Not a valid token for this resource (401): malformed, bad signature, wrong issuer or
-    /// audience, expired, not yet valid, unknown key.
+    /// Not a valid token for this resource (401, CONTRACT A6): malformed, bad signature, wrong
+    /// issuer or audience, expired, not yet valid, unknown key (A5).
     #[error("invalid access token: {reason}")]
     Invalid {
         /// A short reason for tests; never sent to the client.
         reason: String,
     },
-    /// The key set is unreachable and no cached key fits (503).
+    /// The key set is unreachable and no cached key fits (503, CONTRACT A9).
     #[error(transparent)]
     KeysUnavailable(#[from] KeySetError),
 }
@@ -128,9 +131,10 @@ pub enum OAuthError {
 /// A verified access token.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VerifiedToken {
-    /// The delegation item key: `oauth#` + hex SHA-256 of `iss \n sub \n client_id`.
+    /// The delegation item key: `oauth#` + hex SHA-256 of `iss \n sub \n client_id` (CONTRACT
+    /// A4).
     pub delegation_key: String,
-    /// The token's scopes (`scope`, space separated, or `scp`).
+    /// The token's scopes (`scope`, space separated, or `scp`; CONTRACT A7).
     pub scopes: Vec<String>,
 }
 
@@ -153,7 +157,7 @@ struct CachedKeys {
     fetched_at_s: u64,
 }
 
-/// Verifies JWT access tokens against a cached key set.
+/// Verifies JWT access tokens against a cached key set (CONTRACT A5).
 pub struct OAuthVerifier {
     config: OAuthConfig,
     algorithms: Vec<Algorithm>,
@@ -196,10 +200,10 @@ impl OAuthVerifier {
     }
 
     /// Verifies `token` for the resource `audience` at `now_s` (epoch seconds, for the key-set
-    /// cache; `exp`/`nbf` use the system clock).
+    /// cache; `exp`/`nbf` use the system clock), as CONTRACT A5 says.
     ///
     /// # Errors
-    /// [`OAuthError::Invalid`] (401) or [`OAuthError::KeysUnavailable`] (503).
+    /// [`OAuthError::Invalid`] (401, A6) or [`OAuthError::KeysUnavailable`] (503, A9).
     pub async fn verify(
         &self,
         token: &str,
@@ -248,7 +252,7 @@ impl OAuthVerifier {
     }
 
     /// The decoding key for `kid`, fetching the key set when it is missing, stale, or lacks
-    /// the `kid` (at most once per [`JWKS_MIN_REFETCH_S`] for unknown ids).
+    /// the `kid` (at most once per [`JWKS_MIN_REFETCH_S`] for unknown ids; CONTRACT A5).
     async fn key_for(
         &self,
         kid: Option<&str>,
@@ -332,7 +336,8 @@ impl OAuthVerifier {
     }
 }
 
-/// `oauth#` + hex SHA-256 of `iss \n sub \n client_id`: the delegation item of an OAuth subject.
+/// `oauth#` + hex SHA-256 of `iss \n sub \n client_id`: the delegation item of an OAuth subject
+/// (CONTRACT A4).
 #[must_use]
 pub fn oauth_key(issuer: &str, subject: &str, client_id: &str) -> String {
     let mut hasher = Sha256::new();

@@ -1,9 +1,11 @@
-//! Authentication rejections, each with its HTTP status, headers and JSON body (STYLE 5).
+//! Authentication rejections, each with its HTTP status, headers and JSON body (STYLE 5;
+//! CONTRACT A6, A7, A8, A9).
 //!
 //! Every token rejection is the same 401 (missing, malformed, unknown, revoked, expired,
 //! idle-expired, wrong route, bad signature, wrong audience): one body and one challenge that
-//! never tells the cases apart. A store or key-set outage is 503, never 401 (a 401 sends
-//! clients into OAuth discovery).
+//! never tells the cases apart (CONTRACT A6). A missing scope is 403 (A7), a delegation over
+//! its request limit 429 (A8). A store or key-set outage is 503, never 401 (a 401 sends
+//! clients into OAuth discovery; CONTRACT A9).
 
 use bytes::Bytes;
 use http::StatusCode;
@@ -12,23 +14,23 @@ use serde_json::json;
 /// Why a request was refused by the authentication chain.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AuthRejection {
-    /// 401 with `WWW-Authenticate: <challenge>`.
+    /// 401 with `WWW-Authenticate: <challenge>` (CONTRACT A6).
     Unauthorized {
         /// The whole `WWW-Authenticate` value.
         challenge: String,
     },
-    /// 403 `insufficient_scope` (OAuth) with `WWW-Authenticate: <challenge>`.
+    /// 403 `insufficient_scope` (OAuth) with `WWW-Authenticate: <challenge>` (CONTRACT A7).
     InsufficientScope {
         /// The whole `WWW-Authenticate` value.
         challenge: String,
     },
-    /// 429 with `Retry-After`.
+    /// 429 with `Retry-After`: the delegation's request limit is reached (CONTRACT A8).
     RateLimited {
         /// Seconds to the end of the window, at least 1.
         retry_after_s: u64,
     },
     /// 503 with `Retry-After`: the delegation store or key set is unreachable, or the auth
-    /// settings are broken.
+    /// settings are broken (CONTRACT A9, A1).
     Unavailable {
         /// Seconds after which a retry makes sense.
         retry_after_s: u64,
@@ -90,7 +92,7 @@ impl AuthRejection {
     }
 
     /// The JSON body: `{"error", "message", "guid"}`, plus `retryAfter` (seconds) on 429 and
-    /// 503.
+    /// 503 (CONTRACT A6–A9).
     #[must_use]
     pub fn body(&self, guid: &str) -> Bytes {
         let value = match self {

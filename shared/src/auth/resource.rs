@@ -1,8 +1,9 @@
-//! The route as an OAuth protected resource (RFC 9728): its canonical URL (the `aud` its tokens
-//! carry), the metadata document served at `/.well-known/oauth-protected-resource` + the route
-//! path, and that document's URL for `WWW-Authenticate: Bearer resource_metadata="…"`.
+//! The route as an OAuth protected resource (RFC 9728; CONTRACT A10): its canonical URL (the
+//! `aud` its tokens carry, CONTRACT A5), the metadata document served at
+//! `/.well-known/oauth-protected-resource` + the route path (A10), and that document's URL for
+//! `WWW-Authenticate: Bearer resource_metadata="…"` (A6).
 //!
-//! Every URL comes from `MCP_RESOURCE_URL`, never from `Host`.
+//! Every URL comes from `MCP_RESOURCE_URL`, never from `Host` (CONTRACT A5).
 
 use bytes::Bytes;
 use serde_json::json;
@@ -10,10 +11,10 @@ use serde_json::json;
 use crate::config::RoutingMode;
 use crate::registry::is_route_key;
 
-/// The well-known path prefix of protected-resource metadata (RFC 9728 §3).
+/// The well-known path prefix of protected-resource metadata (RFC 9728 §3; CONTRACT A10).
 pub const WELL_KNOWN_PREFIX: &str = "/.well-known/oauth-protected-resource";
 
-/// A deployment's protected-resource facts.
+/// A deployment's protected-resource facts (CONTRACT A5, A10).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProtectedResource {
     /// `MCP_RESOURCE_URL` without a trailing slash: the public URL of the endpoint path.
@@ -30,7 +31,7 @@ pub struct ProtectedResource {
 
 impl ProtectedResource {
     /// The canonical URL of `route`: the base URL in fixed routing, base + `/{routeKey}` in
-    /// dynamic routing (the base alone when no route is known).
+    /// dynamic routing (the base alone when no route is known; CONTRACT A5).
     #[must_use]
     pub fn resource_url(&self, route: Option<&str>) -> String {
         match (self.routing, route) {
@@ -40,7 +41,7 @@ impl ProtectedResource {
     }
 
     /// The metadata document URL of `route`: the well-known prefix inserted between the
-    /// resource URL's origin and path (RFC 9728 §3.1).
+    /// resource URL's origin and path (RFC 9728 §3.1; CONTRACT A10, named in A6's challenge).
     #[must_use]
     pub fn metadata_url(&self, route: Option<&str>) -> String {
         let resource = self.resource_url(route);
@@ -55,7 +56,8 @@ impl ProtectedResource {
     }
 
     /// The route whose metadata `path` asks for: `Some(None)` for the fixed route, `Some(Some
-    /// (key))` for a dynamic route, `None` when `path` is no metadata path of this deployment.
+    /// (key))` for a dynamic route, `None` when `path` is no metadata path of this deployment
+    /// (CONTRACT A10).
     #[must_use]
     pub fn metadata_route<'p>(&self, path: &'p str) -> Option<Option<&'p str>> {
         let route_path = path.strip_prefix(WELL_KNOWN_PREFIX)?;
@@ -71,7 +73,8 @@ impl ProtectedResource {
     }
 
     /// The metadata document of `route`: `resource`, `authorization_servers`,
-    /// `bearer_methods_supported` and, when scopes are required, `scopes_supported`.
+    /// `bearer_methods_supported` and, when scopes are required, `scopes_supported` (CONTRACT
+    /// A10).
     #[must_use]
     pub fn document(&self, route: Option<&str>) -> Bytes {
         let mut document = json!({
@@ -101,7 +104,7 @@ mod tests {
     }
 
     #[test]
-    fn fixed_routes_use_the_base_url_and_insert_the_well_known_prefix() {
+    fn a10_fixed_routes_use_the_base_url_and_insert_the_well_known_prefix() {
         let r = resource(RoutingMode::Fixed, "/mcp/core", "https://api.test/mcp/core");
         assert_eq!(r.resource_url(None), "https://api.test/mcp/core");
         assert_eq!(
@@ -123,7 +126,7 @@ mod tests {
     }
 
     #[test]
-    fn dynamic_routes_append_the_route_key() {
+    fn a5_dynamic_routes_append_the_route_key() {
         let r = resource(RoutingMode::Dynamic, "/mcp", "https://api.test:8443/mcp");
         assert_eq!(r.resource_url(Some("hr")), "https://api.test:8443/mcp/hr");
         assert_eq!(

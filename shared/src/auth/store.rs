@@ -1,7 +1,7 @@
-//! The delegation store: one atomic decision per request (active, not expired, allowed on this
-//! route, under the request limit) that, only when it admits, extends the idle expiry and
-//! counts the request. [`DelegationStore`] is the I/O trait; [`judge`] is the pure reading of a
-//! refused write.
+//! The delegation store (CONTRACT A4): one atomic decision per request (active, not expired,
+//! allowed on this route, under the request limit of CONTRACT A8) that, only when it admits,
+//! extends the idle expiry and counts the request. [`DelegationStore`] is the I/O trait;
+//! [`judge`] is the pure reading of a refused write.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -10,20 +10,21 @@ use super::settings::RateLimit;
 use crate::registry::BoxFuture;
 
 /// One admission question: may the delegation stored under `key` make a request on `route` at
-/// `now_s`?
+/// `now_s` (CONTRACT A4, A8)?
 #[derive(Debug, Clone, Copy)]
 pub struct AdmitRequest<'a> {
-    /// The item key: `tok#…` for a personal token, `oauth#…` for an OAuth subject.
+    /// The item key: `tok#…` for a personal token, `oauth#…` for an OAuth subject (CONTRACT
+    /// A4).
     pub key: &'a str,
     /// The route key the request is for.
     pub route: &'a str,
     /// Now, in epoch seconds.
     pub now_s: u64,
-    /// The request limit, `None` when off.
+    /// The request limit (`MCP_RATE_LIMIT`, CONTRACT A8), `None` when off.
     pub limit: Option<RateLimit>,
 }
 
-/// Why a delegation is refused (all answered with the same 401).
+/// Why a delegation is refused (CONTRACT A4; all answered with the same 401, A6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Denial {
     /// No delegation under this key.
@@ -39,7 +40,7 @@ pub enum Denial {
 }
 
 impl Denial {
-    /// The `auth_outcome` label of usage events.
+    /// The `auth_outcome` label of usage events (CONTRACT A12).
     #[must_use]
     pub fn label(self) -> &'static str {
         match self {
@@ -51,7 +52,7 @@ impl Denial {
         }
     }
 
-    /// Whether the key can never be admitted again (kept in the negative cache).
+    /// Whether the key can never be admitted again (kept in the negative cache, CONTRACT A4).
     #[must_use]
     pub fn is_final(self) -> bool {
         !matches!(self, Self::WrongRoute)
@@ -61,14 +62,14 @@ impl Denial {
 /// The store's answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Admission {
-    /// Admitted and counted; the idle expiry was extended.
+    /// Admitted and counted; the idle expiry was extended (CONTRACT A4, A8).
     Admitted {
         /// The delegation's id (logged; not a secret).
         delegation_id: String,
     },
-    /// Refused: 401. Nothing was written.
+    /// Refused: 401 (CONTRACT A6). Nothing was written.
     Denied(Denial),
-    /// Over the limit in this window: 429. Nothing was written.
+    /// Over the limit in this window: 429 (CONTRACT A8). Nothing was written.
     Limited {
         /// The delegation's id.
         delegation_id: String,
@@ -77,7 +78,7 @@ pub enum Admission {
     },
 }
 
-/// The store could not answer (unreachable, throttled, timed out): 503, never 401.
+/// The store could not answer (unreachable, throttled, timed out): 503, never 401 (CONTRACT A9).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("delegation store unavailable: {detail}")]
 pub struct StoreError {
@@ -85,9 +86,9 @@ pub struct StoreError {
     pub detail: String,
 }
 
-/// Decides and records admissions atomically.
+/// Decides and records admissions atomically (CONTRACT A4), request limit included (A8).
 pub trait DelegationStore: Send + Sync {
-    /// Admits or refuses one request. A refusal writes nothing.
+    /// Admits or refuses one request. A refusal writes nothing (CONTRACT A4, A8).
     ///
     /// # Errors
     /// [`StoreError`] when the store cannot be reached in time.
@@ -111,7 +112,8 @@ pub struct StoredDelegation {
     pub expires_at: u64,
     /// `idle_expires_at`, epoch seconds.
     pub idle_expires_at: u64,
-    /// `rl_window`: start of the window the counter belongs to, when one was started.
+    /// `rl_window`: start of the window the counter belongs to, when one was started (CONTRACT
+    /// A8).
     pub window_start: Option<u64>,
     /// `rl_count`: requests admitted in that window.
     pub window_count: u64,
@@ -122,7 +124,7 @@ pub struct StoredDelegation {
 pub enum Verdict {
     /// Refuse with 401.
     Deny(Denial),
-    /// Over the limit: 429 with this `Retry-After`.
+    /// Over the limit: 429 with this `Retry-After` (CONTRACT A8).
     Limited {
         /// Seconds to the end of the window.
         retry_after_s: u64,
@@ -134,7 +136,8 @@ pub enum Verdict {
     Increment,
 }
 
-/// Reads the item as it was when a write was refused. `None` = no item.
+/// Reads the item as it was when a write was refused. `None` = no item. Validity and route come
+/// first (CONTRACT A4), the request limit last (A8).
 #[must_use]
 pub fn judge(item: Option<&StoredDelegation>, request: &AdmitRequest<'_>) -> Verdict {
     let Some(item) = item else {
@@ -176,7 +179,7 @@ pub fn judge(item: Option<&StoredDelegation>, request: &AdmitRequest<'_>) -> Ver
 pub const NEGATIVE_CACHE_CAPACITY: usize = 10_000;
 
 /// Per-instance set of keys refused for good (unknown, revoked, expired, idle-expired), so that
-/// a replayed dead token costs no store call. Holds store keys (hashes) only.
+/// a replayed dead token costs no store call (CONTRACT A4). Holds store keys (hashes) only.
 #[derive(Debug, Default)]
 pub struct NegativeCache {
     keys: Mutex<HashMap<String, Denial>>,
@@ -233,7 +236,7 @@ mod tests {
     }
 
     #[test]
-    fn refusals_are_read_in_order_of_validity_then_route_then_limit() {
+    fn a4_refusals_are_read_in_order_of_validity_then_route_then_limit() {
         assert_eq!(
             judge(None, &request(130, "core")),
             Verdict::Deny(Denial::Unknown)
@@ -285,7 +288,7 @@ mod tests {
     }
 
     #[test]
-    fn only_final_denials_are_cached_and_the_cache_starts_over_when_full() {
+    fn a4_only_final_denials_are_cached_and_the_cache_starts_over_when_full() {
         assert!(Denial::Revoked.is_final());
         assert!(!Denial::WrongRoute.is_final());
         let cache = NegativeCache::default();

@@ -1,15 +1,16 @@
-//! Personal access tokens: `mcpat_` + base62 of 32 random bytes + a base62 CRC32 checksum
-//! (issue "inbound authentication"; seed ADR 004: one token per delegation, only its hash stored).
+//! Personal access tokens (CONTRACT A3): `mcpat_` + base62 of 32 random bytes + a base62 CRC32
+//! checksum (issue "inbound authentication"; seed ADR 004: one token per delegation, only its
+//! hash stored, CONTRACT A4).
 //!
-//! A token is checked offline first: prefix, length, alphabet and checksum. A token that fails
-//! these checks is answered 401 without touching the delegation store. The store only ever sees
-//! [`token_key`], the hex SHA-256 of the whole token.
+//! A token is checked offline first: prefix, length, alphabet and checksum (CONTRACT A3). A token
+//! that fails these checks is answered 401 without touching the delegation store (A3, A6). The
+//! store only ever sees [`token_key`], the hex SHA-256 of the whole token (CONTRACT A4).
 
 use std::fmt;
 
 use sha2::{Digest, Sha256};
 
-/// The prefix of every personal access token.
+/// The prefix of every personal access token (CONTRACT A3).
 pub const TOKEN_PREFIX: &str = "mcpat_";
 
 /// The base62 alphabet (digits, upper case, lower case).
@@ -23,7 +24,8 @@ const CHECKSUM_CHARS: usize = 6;
 /// Total token length in characters.
 pub const TOKEN_LEN: usize = TOKEN_PREFIX.len() + SECRET_CHARS + CHECKSUM_CHARS;
 
-/// A well-formed personal access token. Its `Debug` form never shows the secret.
+/// A well-formed personal access token (CONTRACT A3). Its `Debug` form never shows the secret
+/// (A11).
 #[derive(Clone, PartialEq, Eq)]
 pub struct PersonalToken(String);
 
@@ -33,7 +35,7 @@ impl fmt::Debug for PersonalToken {
     }
 }
 
-/// Why a token failed the offline checks.
+/// Why a token failed the offline checks (CONTRACT A3; answered with the 401 of A6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum TokenFormatError {
     /// Not `mcpat_` + 49 base62 characters.
@@ -68,8 +70,8 @@ impl PersonalToken {
         Self(format!("{TOKEN_PREFIX}{body}{checksum}"))
     }
 
-    /// Checks the form and checksum of `text` (CONTRACT of the auth chain: a malformed token
-    /// never reaches the store).
+    /// Checks the form and checksum of `text` (CONTRACT A3: a malformed token never reaches
+    /// the store).
     ///
     /// # Errors
     /// [`TokenFormatError::Malformed`] or [`TokenFormatError::BadChecksum`].
@@ -97,14 +99,15 @@ impl PersonalToken {
         &self.0
     }
 
-    /// The store key of this token: `tok#` + hex SHA-256 of the token text.
+    /// The store key of this token: `tok#` + hex SHA-256 of the token text (CONTRACT A4).
     #[must_use]
     pub fn store_key(&self) -> String {
         token_key(&self.0)
     }
 }
 
-/// `tok#` + lower-case hex SHA-256 of `token`: the only form in which a token is stored.
+/// `tok#` + lower-case hex SHA-256 of `token`: the only form in which a token is stored
+/// (CONTRACT A4).
 #[must_use]
 pub fn token_key(token: &str) -> String {
     format!("tok#{}", hex::encode(Sha256::digest(token.as_bytes())))
@@ -129,7 +132,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn generated_tokens_have_the_prefix_fixed_length_and_parse_back() {
+    fn a3_generated_tokens_have_the_prefix_fixed_length_and_parse_back() {
         for _ in 0..200 {
             let token = PersonalToken::generate().unwrap();
             assert_eq!(token.expose().len(), TOKEN_LEN);
@@ -139,7 +142,7 @@ mod tests {
     }
 
     #[test]
-    fn small_and_large_secrets_keep_the_fixed_width() {
+    fn a3_small_and_large_secrets_keep_the_fixed_width() {
         for secret in [[0_u8; 32], [255_u8; 32], {
             let mut s = [0_u8; 32];
             s[31] = 1;
@@ -152,7 +155,7 @@ mod tests {
     }
 
     #[test]
-    fn a_changed_character_fails_the_checksum() {
+    fn a3_a_changed_character_fails_the_checksum() {
         let token = PersonalToken::from_secret(&[7; 32]);
         let mut text = token.expose().to_string();
         let i = TOKEN_PREFIX.len() + 5;
@@ -165,7 +168,7 @@ mod tests {
     }
 
     #[test]
-    fn wrong_prefix_length_or_alphabet_is_malformed() {
+    fn a3_wrong_prefix_length_or_alphabet_is_malformed() {
         let good = PersonalToken::from_secret(&[9; 32]).expose().to_string();
         for bad in [
             String::new(),
@@ -189,7 +192,7 @@ mod tests {
     }
 
     #[test]
-    fn the_store_key_is_the_hex_sha256_and_debug_hides_the_secret() {
+    fn a4_the_store_key_is_the_hex_sha256_and_debug_hides_the_secret() {
         let token = PersonalToken::from_secret(&[1; 32]);
         let key = token.store_key();
         assert!(key.starts_with("tok#"));
