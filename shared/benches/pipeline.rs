@@ -21,10 +21,9 @@ use std::hint::black_box;
 use bytes::Bytes;
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use http::{Request, StatusCode};
-use mcp_gateway::invoke::{
-    InvokeError, ResultShape, ToolInvoker, ToolRequest, ToolResponse, map_tool_answer,
-};
-use mcp_gateway::registry::{Snapshot, ToolLookup, compile_bytes};
+use mcp_gateway::invoke::{InvokeError, ToolInvoker, ToolRequest, ToolResponse};
+use mcp_gateway::registry::{ResultShape, Snapshot, ToolLookup, compile_bytes};
+use mcp_gateway::tool_result::map_tool_answer;
 use mcp_gateway::{Config, Gateway, InvocationContext, RequestBody};
 use serde_json::{Value, json};
 
@@ -180,7 +179,7 @@ fn one_mib_answer() -> Bytes {
             "id": format!("DOC-{i:06}"),
             "title": format!("연차 휴가 규정 {i} / Leave policy \"{i}\""),
             "department": department,
-            "score": 0.5 + (i % 100) as f64 / 200.0,
+            "score": 0.5 + f64::from(u32::try_from(i % 100).unwrap_or(0)) / 200.0,
             "updatedAt": "2026-03-02",
             "tags": ["policy", "leave", "휴가"],
             "snippet": "연차 휴가는 입사일 기준으로 매년 15일이 부여되며,\n미사용 휴가는 다음 해 3월까지 이월할 수 있습니다. Unused leave carries over until March.",

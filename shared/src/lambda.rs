@@ -6,6 +6,7 @@
 //! groups and the `cargo lambda watch` emulator.
 
 use std::convert::Infallible;
+use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
@@ -148,7 +149,7 @@ fn encode_path(path: &str) -> String {
         if is_escape || byte.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@/".contains(&byte) {
             encoded.push(char::from(byte));
         } else {
-            encoded.push_str(&format!("%{byte:02X}"));
+            let _ = write!(encoded, "%{byte:02X}");
         }
     }
     encoded
@@ -191,9 +192,9 @@ pub async fn handle_event<I: ToolInvoker>(
         }
     }
     let body = match body {
-        Body::Empty => Bytes::new(),
         Body::Text(text) => Bytes::from(text),
         Body::Binary(bytes) => Bytes::from(bytes),
+        // `Body::Empty`, and any kind a later `lambda_http` adds (the enum is non-exhaustive).
         _ => Bytes::new(),
     };
     let request = http::Request::from_parts(parts, RequestBody::Full(body));

@@ -15,17 +15,23 @@
 
 pub mod auth;
 pub mod aws_http;
+pub mod build;
 pub mod config;
 mod dispatch;
+pub mod future;
 pub mod invoke;
 pub mod lambda;
 pub mod policy;
 pub mod protocol;
 pub mod registry;
+pub mod routing;
 pub mod service;
 pub mod telemetry;
+pub mod text;
 pub mod tls;
+pub mod tool_result;
 pub mod usage;
 
+pub use build::GatewayError;
 pub use config::{Config, ConfigError, Profile, RegistrySource, RoutingMode};
-pub use service::{Gateway, GatewayError, InvocationContext, RequestBody};
+pub use service::{Gateway, InvocationContext, RequestBody};

@@ -2,7 +2,7 @@
 //! them as fields) or as human text for local runs (CONTRACT U1).
 //!
 //! In JSON mode the usage event of each request is written by
-//! [`UsageMetricsLayer`](crate::usage::UsageMetricsLayer) as a CloudWatch Embedded Metric Format
+//! [`crate::usage::UsageMetricsLayer`] as a CloudWatch Embedded Metric Format
 //! document (the same fields, plus metrics); every other event by the JSON formatter.
 //!
 //! Lines go to stdout through [`Stdout`]: at once, one `write(2)` per line, except on a thread

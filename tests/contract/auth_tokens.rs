@@ -18,6 +18,10 @@ fn list() -> Value {
     rpc(json!(1), "tools/list", Value::Null)
 }
 
+#[expect(
+    clippy::unnecessary_wraps,
+    reason = "it stands where the configuration's optional limit goes"
+)]
 fn per_minute(requests: u32) -> Option<RateLimit> {
     Some(RateLimit {
         requests,

@@ -52,7 +52,8 @@ async fn run(file: &Path) {
     let harness = Harness::fixed().await;
     if let Some(service) = fixture.get("toolService") {
         let body = &service["body"];
-        let template = ResponseTemplate::new(service["status"].as_u64().unwrap() as u16);
+        let template =
+            ResponseTemplate::new(u16::try_from(service["status"].as_u64().unwrap()).unwrap());
         let template = match body {
             Value::String(text) => template.set_body_string(text.clone()),
             other => template.set_body_raw(other.to_string(), "application/json"),

@@ -363,6 +363,9 @@ fn header<'a>(case: &'a Case, name: &str) -> Vec<&'a [u8]> {
         .collect()
 }
 
+/// A caller-header rule: whether a header value is acceptable.
+type Rule<'a> = &'a dyn Fn(&[u8]) -> bool;
+
 /// What a request must look like for the gateway to call a Tool Service with it: the
 /// reference reading of CONTRACT H, P, E and X1/X2, independent of the gateway's code. Returns
 /// the tool's `arguments` when the request qualifies.
@@ -431,7 +434,6 @@ fn qualifying_arguments(case: &Case) -> Result<Value, String> {
     let opaque =
         |v: &[u8]| (1..=2048).contains(&v.len()) && v.iter().all(|b| (0x21..=0x7e).contains(b));
     let guid = |v: &[u8]| std::str::from_utf8(v).is_ok_and(|g| uuid::Uuid::try_parse(g).is_ok());
-    type Rule<'a> = &'a dyn Fn(&[u8]) -> bool;
     let rules: [(&str, Rule<'_>); 5] = [
         ("guid", &guid),
         ("x-request-id", &safe),
@@ -518,7 +520,10 @@ async fn check(harness: &Harness, case: &Case) -> Result<bool, TestCaseError> {
         StatusCode::ACCEPTED => prop_assert!(body.is_empty(), "202 has an empty body"),
         StatusCode::OK => {
             prop_assert_eq!(
-                parts.headers.get("content-type").map(|v| v.as_bytes()),
+                parts
+                    .headers
+                    .get("content-type")
+                    .map(http::HeaderValue::as_bytes),
                 Some(b"application/json".as_slice())
             );
             let answer = json_body().map_err(|e| TestCaseError::fail(format!("200 body: {e}")))?;
@@ -572,7 +577,7 @@ async fn check(harness: &Harness, case: &Case) -> Result<bool, TestCaseError> {
             }
             if status == StatusCode::METHOD_NOT_ALLOWED {
                 prop_assert_eq!(
-                    parts.headers.get("allow").map(|v| v.as_bytes()),
+                    parts.headers.get("allow").map(http::HeaderValue::as_bytes),
                     Some(b"POST".as_slice())
                 );
             }

@@ -120,7 +120,7 @@ fn r5_table_of_invalid_manifests_with_their_json_path_messages() {
         ),
         (
             route(vec![tool(
-                json!({"_meta": {"endpoint": "https://x/t", "timeoutMs": 900001}}),
+                json!({"_meta": {"endpoint": "https://x/t", "timeoutMs": 900_001}}),
             )]),
             "routes[0].tools[0]._meta.timeoutMs: must be a whole number of ms from 1 to 900000",
         ),

@@ -1,6 +1,7 @@
 //! Loading the registry snapshot from `file:` and `baked:` sources (CONTRACT R1, R2, R3, R5, M).
 
-use mcp_gateway::registry::{RegistryError, load_snapshot};
+use mcp_gateway::build::load_snapshot;
+use mcp_gateway::registry::RegistryError;
 use mcp_gateway::{Profile, RegistrySource};
 use serde_json::json;
 

@@ -946,7 +946,7 @@ async fn x8_without_a_snapshot_initialize_works_and_tool_methods_are_internal_er
                 let response = gateway
                     .handle(
                         request("POST", path, &[JSON, VERSION], body.to_string()),
-                        Default::default(),
+                        mcp_gateway::InvocationContext::default(),
                     )
                     .await;
                 serde_json::from_slice::<Value>(response.body()).unwrap()

@@ -127,7 +127,7 @@ async fn read_request(stream: &mut TcpStream) -> bool {
 async fn answer(stream: &mut TcpStream, fault: &Fault) -> std::io::Result<()> {
     match fault {
         Fault::SlowHeaders => {
-            tokio::time::sleep(Duration::from_secs(60)).await;
+            tokio::time::sleep(Duration::from_mins(1)).await;
             stream
                 .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}")
                 .await

@@ -9,6 +9,10 @@ use serde_json::{Value, json};
 use wiremock::matchers::{body_json, header, method, path};
 use wiremock::{Mock, ResponseTemplate};
 
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "callers write the arguments in place, as json!({…})"
+)]
 fn call(name: &str, arguments: Value) -> Value {
     rpc(
         json!(1),

@@ -20,8 +20,8 @@ use wiremock::matchers::{body_json, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 /// The first invocation of each function may compile it: allow for a cold build on 2 cores.
-const FIRST_ANSWER: Duration = Duration::from_secs(20 * 60);
-const LATER_ANSWER: Duration = Duration::from_secs(60);
+const FIRST_ANSWER: Duration = Duration::from_mins(20);
+const LATER_ANSWER: Duration = Duration::from_mins(1);
 
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -100,7 +100,7 @@ impl Watch {
         }
         let child = command.spawn().expect("cargo lambda watch starts");
         let mut watch = Self { child, port, log };
-        let until = Instant::now() + Duration::from_secs(60);
+        let until = Instant::now() + Duration::from_mins(1);
         let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
         while TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_err() {
             if let Ok(Some(status)) = watch.child.try_wait() {

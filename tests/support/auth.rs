@@ -78,7 +78,7 @@ fn moto() -> &'static Moto {
         let started = Instant::now();
         while TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_err() {
             assert!(
-                started.elapsed() < Duration::from_secs(60),
+                started.elapsed() < Duration::from_mins(1),
                 "moto_server did not listen on {addr} within 60 s"
             );
             std::thread::sleep(Duration::from_millis(100));
@@ -128,7 +128,7 @@ pub async fn fresh_store() -> DynamoStore {
 }
 
 /// A clock the test moves by hand (epoch seconds).
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub struct ManualClock(Arc<AtomicU64>);
 
 impl ManualClock {
@@ -162,6 +162,7 @@ impl ManualClock {
 pub const T0: u64 = 1_800_000_000;
 
 /// A gateway with inbound authentication over the real store, and its parts.
+#[derive(Debug)]
 pub struct AuthHarness {
     /// The gateway and its Tool Service.
     pub harness: Harness,
@@ -265,6 +266,7 @@ impl AuthHarness {
 }
 
 /// A signing key of the test issuer.
+#[derive(Debug)]
 pub enum SigningKey {
     /// RSA 2048, RS256.
     Rsa(RsaKeyPair),
@@ -273,6 +275,7 @@ pub enum SigningKey {
 }
 
 /// A key with its `kid`.
+#[derive(Debug)]
 pub struct IssuerKey {
     /// The key id.
     pub kid: String,
@@ -373,6 +376,7 @@ pub fn system_now() -> u64 {
 }
 
 /// The test issuer: its URL, its key-set server and the OAuth settings that trust it.
+#[derive(Debug)]
 pub struct Issuer {
     /// The key-set server on loopback.
     pub jwks: MockServer,

@@ -103,6 +103,7 @@ pub fn manifest(tool_service: &str) -> Value {
 }
 
 /// A gateway over [`manifest`] with a real HTTP invoker, and the Tool Service it calls.
+#[derive(Debug)]
 pub struct Harness {
     /// The gateway under test.
     pub gateway: Arc<Gateway<HttpInvoker>>,
@@ -258,6 +259,10 @@ impl Answer {
 
 /// A JSON-RPC request body.
 #[must_use]
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "callers write the id in place, as json!(1)"
+)]
 pub fn rpc(id: Value, method: &str, params: Value) -> Value {
     let mut body = json!({"jsonrpc": "2.0", "id": id, "method": method});
     if !params.is_null() {

@@ -53,13 +53,12 @@ pub async fn handle<I: ToolInvoker>(
     let request = http::Request::from_parts(parts, body);
     let task =
         tokio::spawn(async move { gateway.handle(request, InvocationContext::default()).await });
-    match task.await {
-        Ok(response) => response.map(Full::new),
-        Err(_) => {
-            let mut response = http::Response::new(Full::default());
-            *response.status_mut() = http::StatusCode::INTERNAL_SERVER_ERROR;
-            response
-        }
+    if let Ok(response) = task.await {
+        response.map(Full::new)
+    } else {
+        let mut response = http::Response::new(Full::default());
+        *response.status_mut() = http::StatusCode::INTERNAL_SERVER_ERROR;
+        response
     }
 }
 

@@ -384,7 +384,7 @@ fn registry_file_source_and_dynamic_routing_are_configured_by_environment() {
 
 /// A Tool Service on loopback that answers every request after `delay`, counting calls.
 fn slow_tool_service(delay: Duration) -> (String, Arc<std::sync::atomic::AtomicUsize>) {
-    let (url, calls, _) = slow_server("/slow", delay, r#"{"ok":true}"#.into());
+    let (url, calls, _) = slow_server("/slow", delay, r#"{"ok":true}"#);
     (url, calls)
 }
 
@@ -393,7 +393,7 @@ fn slow_tool_service(delay: Duration) -> (String, Arc<std::sync::atomic::AtomicU
 fn slow_server(
     path: &str,
     delay: Duration,
-    body: String,
+    body: &str,
 ) -> (
     String,
     Arc<std::sync::atomic::AtomicUsize>,
@@ -440,19 +440,6 @@ fn a_client_that_connects_while_the_registry_loads_is_answered_once_it_is_loaded
     use std::io::{Read, Write};
     use std::sync::atomic::Ordering;
 
-    let manifest = json!({"tools": [{"name": "late", "inputSchema": {"type": "object"},
-                                     "_meta": {"endpoint": "http://127.0.0.1:9/late"}}]});
-    let (source, requested, answered) = slow_server(
-        "/manifest.json",
-        Duration::from_secs(2),
-        manifest.to_string(),
-    );
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let addr = format!("127.0.0.1:{port}");
     /// Kills the server when the test ends, failed or not.
     struct Killed(Child);
     impl Drop for Killed {
@@ -461,6 +448,20 @@ fn a_client_that_connects_while_the_registry_loads_is_answered_once_it_is_loaded
             let _ = self.0.wait();
         }
     }
+
+    let manifest = json!({"tools": [{"name": "late", "inputSchema": {"type": "object"},
+                                     "_meta": {"endpoint": "http://127.0.0.1:9/late"}}]});
+    let (source, requested, answered) = slow_server(
+        "/manifest.json",
+        Duration::from_secs(2),
+        &manifest.to_string(),
+    );
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr = format!("127.0.0.1:{port}");
     let _server = Killed(
         Command::new(env!("CARGO_BIN_EXE_mcp-local"))
             .args(["--listen", &addr, "--no-sample-tool-service"])
@@ -648,7 +649,7 @@ fn h1_h5_h6_h7_rejections_happen_before_any_tool_use_and_are_logged_as_failed_re
 }
 
 #[test]
-fn with_token_auth_the_usage_log_records_the_auth_outcome_and_never_the_token() {
+fn a12_with_token_auth_the_usage_log_records_the_auth_outcome_and_never_the_token() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let (store, token) = runtime.block_on(async {
         let store = gateway_tests::auth::fresh_store().await;

@@ -17,7 +17,7 @@ use std::process::ExitCode;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use clap::{Args, Parser, Subcommand};
-use mcp_gateway::auth::dynamo::AdminError;
+use mcp_gateway::auth::AdminError;
 use mcp_gateway::auth::{DynamoStore, NewDelegation, PersonalToken, oauth_key};
 use serde_json::json;
 
@@ -157,7 +157,7 @@ async fn create(
     if let Some(bad) = grant
         .routes
         .iter()
-        .find(|r| !mcp_gateway::registry::is_route_key(r))
+        .find(|r| !mcp_gateway::routing::is_route_key(r))
     {
         return Err(refused(format!("'{bad}' is not a route key")));
     }

@@ -28,7 +28,7 @@ fn store(table: &str) -> DynamoStore {
 }
 
 #[tokio::test]
-async fn table_create_token_create_and_revoke_round_trip() {
+async fn a4_table_create_token_create_and_revoke_round_trip() {
     let endpoint = dynamodb_url();
     let table = format!("admin-{}", uuid_like());
     let created = admin(&endpoint, &table, &["table", "create"]);
@@ -120,7 +120,7 @@ async fn table_create_token_create_and_revoke_round_trip() {
 }
 
 #[tokio::test]
-async fn oauth_grant_writes_the_subject_delegation() {
+async fn a4_oauth_grant_writes_the_subject_delegation() {
     let endpoint = dynamodb_url();
     let table = format!("admin-{}", uuid_like());
     assert_eq!(

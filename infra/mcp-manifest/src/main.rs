@@ -6,10 +6,13 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
+use std::fmt::Write as _;
+
 use clap::{Parser, Subcommand};
 use mcp_gateway::RegistrySource;
+use mcp_gateway::build::source_for;
 use mcp_gateway::registry::{
-    ManifestProblem, RegistryError, compile_manifest, portability_warnings, source_for,
+    ManifestProblem, RegistryError, compile_manifest, portability_warnings,
 };
 use serde_json::{Value, json};
 
@@ -51,10 +54,8 @@ impl Report {
     fn exit_code(&self) -> u8 {
         if self.unreachable.is_some() {
             2
-        } else if self.errors.is_empty() {
-            0
         } else {
-            1
+            u8::from(!self.errors.is_empty())
         }
     }
 
@@ -77,25 +78,26 @@ impl Report {
     fn to_text(&self) -> String {
         let mut out = String::new();
         if let Some(reason) = &self.unreachable {
-            out.push_str(&format!("error: {reason}\n"));
+            let _ = writeln!(out, "error: {reason}");
         }
         for e in &self.errors {
-            out.push_str(&format!("error: {e}\n"));
+            let _ = writeln!(out, "error: {e}");
         }
         for w in &self.warnings {
-            out.push_str(&format!("warning: {w}\n"));
+            let _ = writeln!(out, "warning: {w}");
         }
         let verdict = match self.exit_code() {
             0 => "valid",
             1 => "invalid",
             _ => "unreachable",
         };
-        out.push_str(&format!(
-            "{}: {verdict} ({} errors, {} warnings)\n",
+        let _ = writeln!(
+            out,
+            "{}: {verdict} ({} errors, {} warnings)",
             self.source,
             self.errors.len(),
             self.warnings.len()
-        ));
+        );
         out
     }
 }

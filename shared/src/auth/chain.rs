@@ -7,16 +7,17 @@
 //! route key) still needs a well-formed credential but makes no store call: the checks after
 //! this one reject it before any method runs, and nothing is counted (CONTRACT A2).
 
+use std::fmt::Write as _;
 use std::sync::Arc;
 
 use http::{HeaderMap, header};
 
 use super::oauth::{OAuthError, OAuthVerifier};
-use super::rejection::AuthRejection;
 use super::resource::ProtectedResource;
-use super::settings::{AuthMode, RateLimit};
 use super::store::{Admission, AdmitRequest, DelegationStore, NegativeCache};
 use super::token::PersonalToken;
+use crate::config::{AuthMode, RateLimit};
+use crate::policy::AuthRejection;
 
 /// Epoch seconds now (a test moves it by hand).
 pub type EpochClock = Arc<dyn Fn() -> u64 + Send + Sync>;
@@ -140,7 +141,7 @@ impl Authenticator {
         record: &mut AuthRecord,
     ) -> Result<(), AuthRejection> {
         if self.mode == AuthMode::Misconfigured {
-            return Err(self.unavailable(record, "misconfigured"));
+            return Err(Self::unavailable(record, "misconfigured"));
         }
         let presented = headers.contains_key(header::AUTHORIZATION);
         let credential = match self.credential(headers) {
@@ -154,24 +155,24 @@ impl Authenticator {
                     return Err(self.unauthorized(record, "malformed", true, route));
                 };
                 let Some(audience) = self.resource.as_ref().map(|r| r.resource_url(route)) else {
-                    return Err(self.unavailable(record, "misconfigured"));
+                    return Err(Self::unavailable(record, "misconfigured"));
                 };
                 match verifier.verify(jwt, &audience, (self.clock)()).await {
-                    Ok(verified) => {
+                    Ok(token) => {
                         let required = &verifier.config().required_scopes;
-                        if !required.iter().all(|s| verified.scopes.contains(s)) {
+                        if !required.iter().all(|s| token.scopes.contains(s)) {
                             record.outcome = "insufficient_scope";
                             return Err(AuthRejection::InsufficientScope {
                                 challenge: self.challenge(route, Some("insufficient_scope")),
                             });
                         }
-                        verified.delegation_key
+                        token.delegation_key
                     }
                     Err(OAuthError::Invalid { .. }) => {
                         return Err(self.unauthorized(record, "invalid_jwt", true, route));
                     }
                     Err(OAuthError::KeysUnavailable(_)) => {
-                        return Err(self.unavailable(record, "unavailable"));
+                        return Err(Self::unavailable(record, "unavailable"));
                     }
                 }
             }
@@ -184,7 +185,7 @@ impl Authenticator {
             return Err(self.unauthorized(record, denial.label(), true, Some(route)));
         }
         let Some(store) = &self.store else {
-            return Err(self.unavailable(record, "misconfigured"));
+            return Err(Self::unavailable(record, "misconfigured"));
         };
         let request = AdmitRequest {
             key: &key,
@@ -216,7 +217,7 @@ impl Authenticator {
             }
             Err(error) => {
                 tracing::warn!(%error, "delegation store unavailable; answering 503");
-                Err(self.unavailable(record, "unavailable"))
+                Err(Self::unavailable(record, "unavailable"))
             }
         }
     }
@@ -256,21 +257,22 @@ impl Authenticator {
     fn challenge(&self, route: Option<&str>, error: Option<&str>) -> String {
         let mut challenge = String::from("Bearer realm=\"mcp\"");
         if let Some(resource) = self.resource.as_ref().filter(|_| self.mode.accepts_oauth()) {
-            challenge.push_str(&format!(
+            let _ = write!(
+                challenge,
                 ", resource_metadata=\"{}\"",
                 resource.metadata_url(route)
-            ));
+            );
             let scopes = self
                 .oauth
                 .as_ref()
                 .map(|o| o.config().required_scopes.join(" "))
                 .unwrap_or_default();
             if !scopes.is_empty() {
-                challenge.push_str(&format!(", scope=\"{scopes}\""));
+                let _ = write!(challenge, ", scope=\"{scopes}\"");
             }
         }
         if let Some(error) = error {
-            challenge.push_str(&format!(", error=\"{error}\""));
+            let _ = write!(challenge, ", error=\"{error}\"");
         }
         challenge
     }
@@ -288,7 +290,7 @@ impl Authenticator {
         }
     }
 
-    fn unavailable(&self, record: &mut AuthRecord, outcome: &'static str) -> AuthRejection {
+    fn unavailable(record: &mut AuthRecord, outcome: &'static str) -> AuthRejection {
         record.outcome = outcome;
         record.retry_after_s = Some(UNAVAILABLE_RETRY_AFTER_S);
         AuthRejection::Unavailable {

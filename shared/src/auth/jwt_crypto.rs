@@ -58,7 +58,7 @@ impl JwtVerifier for RingVerifier {
 }
 
 /// ring's parameters of an RSA algorithm (PKCS#1 v1.5 or PSS, 2048–8192-bit keys).
-fn rsa_parameters(algorithm: &Algorithm) -> Option<&'static ring_sig::RsaParameters> {
+fn rsa_parameters(algorithm: Algorithm) -> Option<&'static ring_sig::RsaParameters> {
     Some(match algorithm {
         Algorithm::RS256 => &ring_sig::RSA_PKCS1_2048_8192_SHA256,
         Algorithm::RS384 => &ring_sig::RSA_PKCS1_2048_8192_SHA384,
@@ -70,8 +70,12 @@ fn rsa_parameters(algorithm: &Algorithm) -> Option<&'static ring_sig::RsaParamet
     })
 }
 
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "the signature of jsonwebtoken's CryptoProvider factories"
+)]
 fn new_verifier(algorithm: &Algorithm, key: &DecodingKey) -> Result<Box<dyn JwtVerifier>, Error> {
-    let (family, check) = match (algorithm, rsa_parameters(algorithm)) {
+    let (family, check) = match (algorithm, rsa_parameters(*algorithm)) {
         (_, Some(params)) => (AlgorithmFamily::Rsa, Check::Rsa(params)),
         (Algorithm::ES256, _) => (
             AlgorithmFamily::Ec,
@@ -95,6 +99,10 @@ fn new_verifier(algorithm: &Algorithm, key: &DecodingKey) -> Result<Box<dyn JwtV
     }))
 }
 
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "the signature of jsonwebtoken's CryptoProvider factories"
+)]
 fn no_signer(_: &Algorithm, _: &EncodingKey) -> Result<Box<dyn JwtSigner>, Error> {
     Err(ErrorKind::InvalidAlgorithm.into())
 }

@@ -11,27 +11,30 @@
 //! - [`store`]: the [`DelegationStore`] I/O trait and the pure reading of refusals (A4, A8);
 //!   [`dynamo`]: the DynamoDB store (A4, A8).
 //! - [`oauth`]: JWT verification against a cached key set ([`KeySetSource`] I/O trait; A5);
-//!   [`jwt_crypto`]: its signature checks (A5).
+//!   [`jwt_crypto`]: its signature checks (A5); [`key_set`]: the key set over HTTP (A5, A9).
 //! - [`resource`]: the protected-resource metadata (RFC 9728; A10).
-//! - [`chain`]: the [`Authenticator`] (A2–A9, A12); [`rejection`]: 401, 403, 429, 503 answers
-//!   (A6, A7, A8, A9).
+//! - [`chain`]: the [`Authenticator`] (A2–A9, A12). Its 401, 403, 429 and 503 answers
+//!   ([`AuthRejection`], A6–A9) stand in the one rejection table, [`crate::policy::Rejection`].
+//!
+//! [`crate::build`] builds the authenticator with the concrete store and key set.
 
 pub mod chain;
 pub mod dynamo;
+pub mod dynamo_admin;
 pub mod jwt_crypto;
+pub mod key_set;
 pub mod oauth;
-pub mod rejection;
 pub mod resource;
-pub mod settings;
-mod setup;
 pub mod store;
 pub mod token;
 
+pub use crate::config::{AuthConfig, AuthMode, OAuthConfig, RateLimit};
+pub use crate::policy::AuthRejection;
 pub use chain::{AuthRecord, Authenticator, EpochClock, system_clock};
-pub use dynamo::{DynamoStore, NewDelegation};
-pub use oauth::{HttpKeySet, KeySetSource, OAuthVerifier, oauth_key};
-pub use rejection::AuthRejection;
+pub use dynamo::DynamoStore;
+pub use dynamo_admin::{AdminError, NewDelegation};
+pub use key_set::HttpKeySet;
+pub use oauth::{KeySetSource, OAuthVerifier, oauth_key};
 pub use resource::{ProtectedResource, WELL_KNOWN_PREFIX};
-pub use settings::{AuthConfig, AuthMode, OAuthConfig, RateLimit};
 pub use store::{Admission, AdmitRequest, DelegationStore, Denial, StoreError};
 pub use token::{PersonalToken, token_key};

@@ -9,7 +9,7 @@ use bytes::Bytes;
 use serde_json::json;
 
 use crate::config::RoutingMode;
-use crate::registry::is_route_key;
+use crate::routing::{RouteTarget, route_target};
 
 /// The well-known path prefix of protected-resource metadata (RFC 9728 §3; CONTRACT A10).
 pub const WELL_KNOWN_PREFIX: &str = "/.well-known/oauth-protected-resource";
@@ -61,14 +61,10 @@ impl ProtectedResource {
     #[must_use]
     pub fn metadata_route<'p>(&self, path: &'p str) -> Option<Option<&'p str>> {
         let route_path = path.strip_prefix(WELL_KNOWN_PREFIX)?;
-        let route_path = route_path.strip_suffix('/').unwrap_or(route_path);
-        let rest = route_path.strip_prefix(self.endpoint_path.as_str())?;
-        match self.routing {
-            RoutingMode::Fixed => rest.is_empty().then_some(None),
-            RoutingMode::Dynamic => {
-                let key = rest.strip_prefix('/')?;
-                is_route_key(key).then_some(Some(key))
-            }
+        match route_target(&self.endpoint_path, self.routing, route_path)? {
+            RouteTarget::Fixed => Some(None),
+            RouteTarget::Dynamic(key) => Some(Some(key)),
+            RouteTarget::BadKey(_) => None,
         }
     }
 

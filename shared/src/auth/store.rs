@@ -6,8 +6,8 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use super::settings::RateLimit;
-use crate::registry::BoxFuture;
+use crate::config::RateLimit;
+use crate::future::BoxFuture;
 
 /// One admission question: may the delegation stored under `key` make a request on `route` at
 /// `now_s` (CONTRACT A4, A8)?

@@ -9,23 +9,19 @@ use http::{HeaderName, HeaderValue};
 use serde_json::{Map, Value};
 
 use super::{Call, MethodOutcome};
-use crate::invoke::{ToolInvoker, ToolRequest, map_tool_answer, oversized_result};
+use crate::invoke::{ToolInvoker, ToolRequest};
 use crate::policy::CallerHeaders;
 use crate::protocol::{ErrorObject, RequestId, encode_response};
 use crate::registry::{Tool, ToolLookup};
+use crate::text::violation_message;
+use crate::tool_result::{map_tool_answer, oversized_result};
 use crate::usage::ToolUse;
 
 /// One `inputSchema` violation as `-32602` detail text (CONTRACT X2): a missing property is
 /// `'<name>' is required`, other violations carry the JSON pointer of the offending value.
 fn violation_text(error: &jsonschema::ValidationError<'_>) -> String {
     let pointer = error.instance_path().as_str();
-    let text = match error.kind() {
-        jsonschema::error::ValidationErrorKind::Required { property } => match property {
-            Value::String(name) => format!("'{name}' is required"),
-            other => format!("'{other}' is required"),
-        },
-        _ => error.to_string(),
-    };
+    let text = violation_message(error);
     if pointer.is_empty() {
         text
     } else {

@@ -9,17 +9,17 @@ use http::{HeaderMap, HeaderValue};
 use crate::protocol::ErrorObject;
 
 /// Header names, lower case.
-pub mod names {
+pub(crate) mod names {
     /// `guid` (CONTRACT C1).
-    pub const GUID: &str = "guid";
+    pub(crate) const GUID: &str = "guid";
     /// `x-request-id` (CONTRACT C2).
-    pub const REQUEST_ID: &str = "x-request-id";
+    pub(crate) const REQUEST_ID: &str = "x-request-id";
     /// `mcp-session-id` (CONTRACT C3).
-    pub const SESSION_ID: &str = "mcp-session-id";
+    pub(crate) const SESSION_ID: &str = "mcp-session-id";
     /// `employee-no` (CONTRACT C4).
-    pub const EMPLOYEE_NO: &str = "employee-no";
+    pub(crate) const EMPLOYEE_NO: &str = "employee-no";
     /// `virtual-employee-no` (CONTRACT C4).
-    pub const VIRTUAL_EMPLOYEE_NO: &str = "virtual-employee-no";
+    pub(crate) const VIRTUAL_EMPLOYEE_NO: &str = "virtual-employee-no";
 }
 
 /// The correlation values of one request: echoed when the caller sent a well-formed one,

@@ -147,7 +147,7 @@ pub fn check_accept(headers: &HeaderMap) -> Result<(), HttpRejection> {
 }
 
 /// The `MCP-Protocol-Version` header name (matched case-insensitively).
-pub const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
+pub(crate) const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
 
 /// CONTRACT H4: every non-initialize message carries exactly one supported version.
 ///

@@ -1,8 +1,9 @@
 //! HTTP policy and caller headers as pure predicates over request parts (CONTRACT H, C; STYLE 5).
 //!
 //! Each check returns `Result<_, Rejection>`; the rejection declares its HTTP status and body next
-//! to its definition in [`rejection`].
+//! to its definition in `rejection`.
 
+mod auth_rejection;
 mod caller;
 mod http_checks;
 mod rejection;
@@ -12,4 +13,4 @@ pub use http_checks::{
     check_accept, check_body_size, check_content_type, check_host, check_method, check_origin,
     check_protocol_version,
 };
-pub use rejection::HttpRejection;
+pub use rejection::{AuthRejection, HttpRejection, Rejection};

@@ -1,9 +1,13 @@
-//! Transport-level rejections: each with its HTTP status and JSON body (CONTRACT H1–H7, P6).
+//! The one table of rejections (STYLE 3, 5): every answer that is not a JSON-RPC `200`, each
+//! with its HTTP status, headers and JSON body next to its definition. [`HttpRejection`] holds
+//! the transport rejections (CONTRACT H1–H7, P6, A10's 405), [`AuthRejection`] those of the
+//! authentication chain (A6–A9), and [`Rejection`] is either, as the service answers it.
 
 use bytes::Bytes;
 use http::StatusCode;
 use serde_json::json;
 
+pub use super::auth_rejection::AuthRejection;
 use crate::protocol::{ErrorObject, encode_error};
 
 /// A request refused before JSON-RPC processing, answered with a non-200 status.
@@ -17,6 +21,9 @@ pub enum HttpRejection {
     NotFound,
     /// Any method but `POST`: 405 with `Allow: POST` (CONTRACT H1).
     MethodNotAllowed,
+    /// A metadata path asked with another method than `GET`: 405 with `Allow: GET`
+    /// (CONTRACT A10).
+    MetadataMethodNotAllowed,
     /// Body above `MCP_MAX_REQUEST_BYTES`: 413 (CONTRACT H7).
     PayloadTooLarge {
         /// The limit in bytes.
@@ -39,7 +46,9 @@ impl HttpRejection {
         match self {
             Self::OriginNotAllowed | Self::HostNotAllowed => StatusCode::FORBIDDEN,
             Self::NotFound => StatusCode::NOT_FOUND,
-            Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            Self::MethodNotAllowed | Self::MetadataMethodNotAllowed => {
+                StatusCode::METHOD_NOT_ALLOWED
+            }
             Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::NotAcceptable => StatusCode::NOT_ACCEPTABLE,
@@ -56,7 +65,7 @@ impl HttpRejection {
             Self::OriginNotAllowed => "origin_not_allowed",
             Self::HostNotAllowed => "host_not_allowed",
             Self::NotFound => "not_found",
-            Self::MethodNotAllowed => "method_not_allowed",
+            Self::MethodNotAllowed | Self::MetadataMethodNotAllowed => "method_not_allowed",
             Self::PayloadTooLarge { .. } => "payload_too_large",
             Self::UnsupportedMediaType => "unsupported_media_type",
             Self::NotAcceptable => "not_acceptable",
@@ -76,6 +85,9 @@ impl HttpRejection {
                 "method not allowed: this MCP endpoint accepts POST only and offers no SSE stream"
                     .into()
             }
+            Self::MetadataMethodNotAllowed => {
+                "method not allowed: the metadata document answers GET only".into()
+            }
             Self::PayloadTooLarge { limit_bytes } => {
                 format!("request body exceeds {limit_bytes} bytes")
             }
@@ -87,6 +99,16 @@ impl HttpRejection {
             Self::UnsupportedProtocolVersion => {
                 "MCP-Protocol-Version header names an unsupported version".into()
             }
+        }
+    }
+
+    /// Headers the rejection adds: `Allow` on a 405 (CONTRACT H1, A10).
+    #[must_use]
+    pub fn headers(&self) -> Vec<(&'static str, String)> {
+        match self {
+            Self::MethodNotAllowed => vec![("allow", "POST".into())],
+            Self::MetadataMethodNotAllowed => vec![("allow", "GET".into())],
+            _ => Vec::new(),
         }
     }
 
@@ -111,5 +133,65 @@ impl HttpRejection {
             _ => json!({"error": self.code(), "message": self.message(), "guid": guid}),
         };
         Bytes::from(value.to_string())
+    }
+}
+
+/// Any rejection, as the service answers it: its status, headers and body come from the table
+/// of its kind above.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Rejection {
+    /// A transport rejection (CONTRACT H, P6, A10).
+    Http(HttpRejection),
+    /// An authentication rejection: 401, 403, 429 or 503 (CONTRACT A6–A9).
+    Auth(AuthRejection),
+}
+
+impl From<HttpRejection> for Rejection {
+    fn from(rejection: HttpRejection) -> Self {
+        Self::Http(rejection)
+    }
+}
+
+impl From<AuthRejection> for Rejection {
+    fn from(rejection: AuthRejection) -> Self {
+        Self::Auth(rejection)
+    }
+}
+
+impl Rejection {
+    /// The HTTP status.
+    #[must_use]
+    pub fn status(&self) -> StatusCode {
+        match self {
+            Self::Http(rejection) => rejection.status(),
+            Self::Auth(rejection) => rejection.status(),
+        }
+    }
+
+    /// The `error` code of the body, also the usage event's `rejection` (CONTRACT U1).
+    #[must_use]
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::Http(rejection) => rejection.code(),
+            Self::Auth(rejection) => rejection.code(),
+        }
+    }
+
+    /// Headers the rejection adds (`Allow`, `WWW-Authenticate`, `Retry-After`).
+    #[must_use]
+    pub fn headers(&self) -> Vec<(&'static str, String)> {
+        match self {
+            Self::Http(rejection) => rejection.headers(),
+            Self::Auth(rejection) => rejection.headers(),
+        }
+    }
+
+    /// The JSON body; `supported_versions` goes into the H4 body.
+    #[must_use]
+    pub fn body(&self, guid: &str, supported_versions: &[String]) -> Bytes {
+        match self {
+            Self::Http(rejection) => rejection.body(guid, supported_versions),
+            Self::Auth(rejection) => rejection.body(guid),
+        }
     }
 }

@@ -4,20 +4,19 @@
 //! A manifest is validated as a whole and compiled once: each tool's `inputSchema` validator and
 //! each route's `tools/list` result are built at load, never per request (STYLE 10).
 
-mod compile;
+pub(crate) mod compile;
 mod portability;
 mod snapshot;
-mod source;
+pub mod source;
 mod state;
 
-pub use compile::{
-    MAX_TOOL_TIMEOUT_MS, ManifestProblem, compile_manifest, is_route_key, prepare_schema_checks,
-};
+pub use compile::{MAX_TOOL_TIMEOUT_MS, ManifestProblem, compile_manifest, prepare_schema_checks};
 pub use portability::portability_warnings;
-pub use snapshot::{Route, ServerInfo, Snapshot, Tool, ToolLookup, ToolsListResult};
+pub use snapshot::{
+    ResultFormat, ResultShape, Route, ServerInfo, Snapshot, Tool, ToolLookup, ToolsListResult,
+};
 pub use source::{
-    BakedSource, BoxFuture, FileSource, HttpSource, LoadLimits, RegistryError, S3Source,
-    SnapshotSource, SourceChain, baked_manifest, compile_bytes, load_from, load_snapshot,
-    source_for,
+    BakedSource, FileSource, HttpSource, LoadLimits, RegistryError, S3Source, SnapshotSource,
+    SourceChain, baked_manifest, compile_bytes, load_from,
 };
 pub use state::{Clock, Registry};

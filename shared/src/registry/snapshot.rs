@@ -6,8 +6,6 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
-use crate::invoke::{ResultFormat, ResultShape};
-
 /// `serverInfo` of a route's `initialize` result (CONTRACT L1).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ServerInfo {
@@ -28,7 +26,7 @@ pub struct Tool {
     /// The tool version from `_meta.version` (empty when the manifest gives none).
     pub version: String,
     /// The Tool Service URL, absolute http(s) (CONTRACT X4), parsed once at load.
-    pub endpoint: reqwest::Url,
+    pub endpoint: url::Url,
     /// The HTTP method of the Tool Service call, default `POST` (CONTRACT X4).
     pub method: http::Method,
     /// `_meta.timeoutMs`, when the manifest sets one (CONTRACT X7).
@@ -163,6 +161,40 @@ impl Snapshot {
             .map(String::as_str)
             .chain(self.single.iter().filter_map(|r| r.key.as_deref()))
     }
+}
+
+/// How a tool's Tool Service answers are turned into a `tools/call` result (manifest
+/// `_meta.resultFormat`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ResultFormat {
+    /// `"json"` (default): any 2xx body becomes one text block (CONTRACT X5); with an
+    /// `outputSchema`, a JSON object body is also the result's `structuredContent`.
+    #[default]
+    Json,
+    /// `"mcp"`: the Tool Service answers with an MCP tool result object (`content` blocks,
+    /// optional `structuredContent` and `isError`), passed through after a shape check.
+    Mcp,
+}
+
+impl ResultFormat {
+    /// Parses the manifest value `"json"` or `"mcp"`.
+    #[must_use]
+    pub fn parse(value: &str) -> Option<Self> {
+        match value {
+            "json" => Some(Self::Json),
+            "mcp" => Some(Self::Mcp),
+            _ => None,
+        }
+    }
+}
+
+/// What a tool's manifest entry says about its results, compiled at load.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ResultShape<'a> {
+    /// `_meta.resultFormat`.
+    pub format: ResultFormat,
+    /// The compiled `outputSchema`, when the tool declares one.
+    pub output_schema: Option<&'a jsonschema::Validator>,
 }
 
 #[cfg(test)]

@@ -24,6 +24,16 @@ pub struct Registry {
     retry: Option<Retry>,
 }
 
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Registry")
+            .field("loaded", &self.snapshot.get().is_some())
+            .field("unavailable", &self.unavailable)
+            .field("retries", &self.retry.is_some())
+            .finish()
+    }
+}
+
 impl Registry {
     /// A registry over a loaded snapshot; it never loads again (CONTRACT R1).
     #[must_use]

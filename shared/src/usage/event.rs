@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+use crate::text::prefix_within;
+
 /// The `target` of usage events, for log filters.
 pub const USAGE_TARGET: &str = "mcp_gateway::usage";
 
@@ -139,14 +141,7 @@ impl UsageEvent {
 
 /// `name` cut to at most [`MAX_LOGGED_NAME_BYTES`] on a character boundary.
 fn capped(name: &str) -> &str {
-    if name.len() <= MAX_LOGGED_NAME_BYTES {
-        return name;
-    }
-    let mut end = MAX_LOGGED_NAME_BYTES;
-    while !name.is_char_boundary(end) {
-        end -= 1;
-    }
-    &name[..end]
+    prefix_within(name, MAX_LOGGED_NAME_BYTES)
 }
 
 #[cfg(test)]

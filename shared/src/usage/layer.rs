@@ -14,7 +14,8 @@ use tracing_subscriber::fmt::MakeWriter;
 use tracing_subscriber::layer::{Context, Layer};
 
 use super::event::USAGE_TARGET;
-use super::metrics::{EmfFormatter, UsageRecord};
+use super::metrics::EmfFormatter;
+use super::record::UsageRecord;
 
 /// Writes usage events as EMF documents to a [`MakeWriter`] (stdout in the functions).
 pub struct UsageMetricsLayer<W> {

@@ -10,7 +10,9 @@
 mod event;
 mod layer;
 mod metrics;
+mod record;
 
 pub use event::{MAX_LOGGED_NAME_BYTES, Outcome, ToolUse, USAGE_TARGET, UsageEvent};
 pub use layer::UsageMetricsLayer;
-pub use metrics::{DEFAULT_NAMESPACE, EmfFormatter, UsageRecord};
+pub use metrics::{DEFAULT_NAMESPACE, EmfFormatter};
+pub use record::UsageRecord;

@@ -4,7 +4,11 @@
 //! failure does, CONTRACT X6) whose text names the JSON pointer of the offending value.
 
 use jsonschema::error::ValidationErrorKind;
+use std::fmt::Write as _;
+
 use serde_json::Value;
+
+use crate::text::{ellipsized, violation_message};
 
 /// Most violations a mismatch text lists before it says how many more there are.
 const MAX_LISTED_VIOLATIONS: usize = 3;
@@ -34,20 +38,7 @@ fn pointer_of(error: &jsonschema::ValidationError<'_>) -> String {
 }
 
 fn describe(error: &jsonschema::ValidationError<'_>) -> String {
-    let text = match error.kind() {
-        ValidationErrorKind::Required {
-            property: Value::String(name),
-        } => format!("'{name}' is required"),
-        _ => error.to_string(),
-    };
-    if text.len() <= MAX_VIOLATION_BYTES {
-        return text;
-    }
-    let mut end = MAX_VIOLATION_BYTES;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &text[..end])
+    ellipsized(&violation_message(error), MAX_VIOLATION_BYTES)
 }
 
 /// Validates `structured` against the compiled `outputSchema`.
@@ -70,7 +61,7 @@ pub(crate) fn check_output(
     let listed = violations.len().min(MAX_LISTED_VIOLATIONS);
     text.push_str(&violations[..listed].join("; "));
     if violations.len() > listed {
-        text.push_str(&format!(" (and {} more)", violations.len() - listed));
+        let _ = write!(text, " (and {} more)", violations.len() - listed);
     }
     Err(text)
 }

@@ -5,47 +5,15 @@
 use serde::de::IgnoredAny;
 use serde_json::Value;
 
-use super::call_result::{CallResult, Content};
-use super::native::parse_native;
-use super::structured::check_output;
-use super::{InvokeError, ToolResponse};
+use super::mcp_native::parse_native;
+use super::model::{CallResult, Content};
+use super::output_schema::check_output;
+use crate::invoke::{InvokeError, ToolResponse};
+use crate::registry::{ResultFormat, ResultShape};
+use crate::text::ellipsized;
 
 /// Most bytes of a Tool Service's own error text quoted in an `isError` result.
 pub const MAX_QUOTED_ERROR_BYTES: usize = 4096;
-
-/// How a tool's Tool Service answers are turned into a `tools/call` result (manifest
-/// `_meta.resultFormat`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ResultFormat {
-    /// `"json"` (default): any 2xx body becomes one text block (CONTRACT X5); with an
-    /// `outputSchema`, a JSON object body is also the result's `structuredContent`.
-    #[default]
-    Json,
-    /// `"mcp"`: the Tool Service answers with an MCP tool result object (`content` blocks,
-    /// optional `structuredContent` and `isError`), passed through after a shape check.
-    Mcp,
-}
-
-impl ResultFormat {
-    /// Parses the manifest value `"json"` or `"mcp"`.
-    #[must_use]
-    pub fn parse(value: &str) -> Option<Self> {
-        match value {
-            "json" => Some(Self::Json),
-            "mcp" => Some(Self::Mcp),
-            _ => None,
-        }
-    }
-}
-
-/// What a tool's manifest entry says about its results, compiled at load.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct ResultShape<'a> {
-    /// `_meta.resultFormat`.
-    pub format: ResultFormat,
-    /// The compiled `outputSchema`, when the tool declares one.
-    pub output_schema: Option<&'a jsonschema::Validator>,
-}
 
 /// Removes insignificant white space from a document already known to be valid JSON, keeping
 /// key order, number text and string escapes exactly as sent.
@@ -100,14 +68,7 @@ fn quoted_error(text: &str) -> Option<String> {
 }
 
 fn truncate(text: &str) -> String {
-    if text.len() <= MAX_QUOTED_ERROR_BYTES {
-        return text.to_string();
-    }
-    let mut end = MAX_QUOTED_ERROR_BYTES;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &text[..end])
+    ellipsized(text, MAX_QUOTED_ERROR_BYTES)
 }
 
 /// What a JSON value is, for a mismatch text.
@@ -251,6 +212,10 @@ mod tests {
 
     use super::*;
 
+    #[expect(
+        clippy::unnecessary_wraps,
+        reason = "it stands where an invoker's answer, a Result, goes"
+    )]
     fn ok(status: u16, body: &[u8]) -> Result<ToolResponse, InvokeError> {
         Ok(ToolResponse {
             status: StatusCode::from_u16(status).unwrap(),

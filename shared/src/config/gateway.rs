@@ -1,93 +1,8 @@
-//! Typed gateway configuration from `MCP_*` environment variables (STYLE 8).
-//!
-//! Built by [`Config::from_env_with`] so tests never touch the process environment. A bad value
-//! is a [`ConfigError`] naming the variable, never a panic at cold start.
+//! The gateway's [`Config`]: one field per `MCP_*` variable, the defaults of a fixed and of a
+//! dynamic deployment, and [`Config::from_env_with`] over a lookup (STYLE 8).
 
-use std::fmt;
-
-use crate::auth::AuthConfig;
+use super::{AuthConfig, Profile, RegistrySource, RoutingMode};
 use crate::protocol::ProtocolVersion;
-
-/// How the route is taken from the URL (CONTRACT P1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RoutingMode {
-    /// The endpoint path already names the route, e.g. `/mcp/core` (CONTRACT P4).
-    Fixed,
-    /// The endpoint path is a base and the next segment is the route key (CONTRACT P3).
-    Dynamic,
-}
-
-/// Which registry sources a deployment may use (CONTRACT R3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Profile {
-    /// Try the configured source, fall back to the baked sample manifest on its failure.
-    Local,
-    /// The configured source only.
-    Prod,
-}
-
-/// Where the registry snapshot comes from (CONTRACT R2).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RegistrySource {
-    /// `baked:NAME`: a manifest from `manifests/` compiled into the binary.
-    Baked(String),
-    /// `file:PATH`: a manifest file on the function's file system.
-    File(String),
-    /// `s3://bucket/key`.
-    S3 {
-        /// The bucket name.
-        bucket: String,
-        /// The object key.
-        key: String,
-    },
-    /// `http://…` or `https://…`: a Tool Service manifest endpoint.
-    Http(String),
-}
-
-impl RegistrySource {
-    /// Parses a `MCP_REGISTRY_SOURCE` value.
-    ///
-    /// # Errors
-    /// A message naming the accepted forms when the value has none of them.
-    pub fn parse(value: &str) -> Result<Self, String> {
-        if let Some(name) = value.strip_prefix("baked:") {
-            if name.is_empty() {
-                return Err("baked: needs a manifest name, e.g. baked:sample".into());
-            }
-            return Ok(Self::Baked(name.into()));
-        }
-        if let Some(path) = value.strip_prefix("file:") {
-            if path.is_empty() {
-                return Err("file: needs a path".into());
-            }
-            return Ok(Self::File(path.into()));
-        }
-        if let Some(rest) = value.strip_prefix("s3://") {
-            return match rest.split_once('/') {
-                Some((bucket, key)) if !bucket.is_empty() && !key.is_empty() => Ok(Self::S3 {
-                    bucket: bucket.into(),
-                    key: key.into(),
-                }),
-                _ => Err("s3:// needs a bucket and a key, e.g. s3://bucket/manifest.json".into()),
-            };
-        }
-        if value.starts_with("https://") || value.starts_with("http://") {
-            return Ok(Self::Http(value.into()));
-        }
-        Err("expected s3://bucket/key, https://…, http://…, file:PATH or baked:NAME".into())
-    }
-}
-
-impl fmt::Display for RegistrySource {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Baked(name) => write!(f, "baked:{name}"),
-            Self::File(path) => write!(f, "file:{path}"),
-            Self::S3 { bucket, key } => write!(f, "s3://{bucket}/{key}"),
-            Self::Http(url) => f.write_str(url),
-        }
-    }
-}
 
 /// A missing or malformed configuration variable.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -301,7 +216,7 @@ impl Config {
         )?;
         if let Some(proxy) = get("MCP_TOOL_PROXY") {
             let proxy = proxy.trim();
-            let parsed = reqwest::Url::parse(proxy)
+            let parsed = url::Url::parse(proxy)
                 .ok()
                 .filter(|url| matches!(url.scheme(), "http" | "https") && url.host_str().is_some());
             if parsed.is_none() {
@@ -317,14 +232,6 @@ impl Config {
         }
         config.auth = config.auth.from_env_with(&get)?;
         Ok(config)
-    }
-
-    /// [`Config::from_env_with`] over the process environment.
-    ///
-    /// # Errors
-    /// As [`Config::from_env_with`].
-    pub fn from_env(defaults: Self) -> Result<Self, ConfigError> {
-        Self::from_env_with(defaults, |name| std::env::var(name).ok())
     }
 }
 
@@ -344,7 +251,7 @@ fn split_list(list: &str) -> Vec<String> {
 ///
 /// # Errors
 /// A [`ConfigError`] naming `variable` when its value is not a positive whole number.
-pub(crate) fn read_number<T: std::str::FromStr + PartialOrd + Default>(
+pub(super) fn read_number<T: std::str::FromStr + PartialOrd + Default>(
     get: &impl Fn(&str) -> Option<String>,
     variable: &'static str,
     target: &mut T,
@@ -372,98 +279,4 @@ fn normalize_endpoint(path: &str) -> Result<String, String> {
         return Err(format!("'{path}' is not a plain path"));
     }
     Ok(path.trim_end_matches('/').to_string())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn with(vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
-        let vars: Vec<(String, String)> = vars
-            .iter()
-            .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
-            .collect();
-        Config::from_env_with(Config::fixed_defaults(), move |name| {
-            vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
-        })
-    }
-
-    #[test]
-    fn defaults_apply_without_variables() {
-        assert_eq!(with(&[]).unwrap(), Config::fixed_defaults());
-    }
-
-    #[test]
-    fn variables_override_defaults() {
-        let c = with(&[
-            ("MCP_ENDPOINT_PATH", "/mcp/"),
-            ("MCP_ROUTING", "dynamic"),
-            ("MCP_MAX_REQUEST_BYTES", "2048"),
-            ("MCP_ALLOWED_HOSTS", "localhost, 127.0.0.1:3000"),
-            ("MCP_REGISTRY_SOURCE", "file:/tmp/m.json"),
-            ("MCP_PROFILE", "local"),
-        ])
-        .unwrap();
-        assert_eq!(c.endpoint_path, "/mcp");
-        assert_eq!(c.routing, RoutingMode::Dynamic);
-        assert_eq!(c.max_request_bytes, 2048);
-        assert_eq!(
-            c.allowed_hosts,
-            Some(vec!["localhost".into(), "127.0.0.1:3000".into()])
-        );
-        assert_eq!(
-            c.registry_source,
-            RegistrySource::File("/tmp/m.json".into())
-        );
-        assert_eq!(c.profile, Profile::Local);
-        let c = with(&[
-            ("MCP_TOOL_PROXY", "http://proxy.internal:3128"),
-            ("MCP_TOOL_CONNECT_TIMEOUT_MS", "750"),
-        ])
-        .unwrap();
-        assert_eq!(c.tool_proxy.as_deref(), Some("http://proxy.internal:3128"));
-        assert_eq!(c.tool_connect_timeout_ms, 750);
-    }
-
-    #[test]
-    fn malformed_values_name_the_variable() {
-        assert_eq!(
-            with(&[("MCP_ROUTING", "portal")]).unwrap_err().variable,
-            "MCP_ROUTING"
-        );
-        assert_eq!(
-            with(&[("MCP_MAX_REQUEST_BYTES", "-1")])
-                .unwrap_err()
-                .variable,
-            "MCP_MAX_REQUEST_BYTES"
-        );
-        assert_eq!(
-            with(&[("MCP_SUPPORTED_PROTOCOL_VERSIONS", "2024-11-05")])
-                .unwrap_err()
-                .variable,
-            "MCP_SUPPORTED_PROTOCOL_VERSIONS"
-        );
-        assert_eq!(
-            with(&[("MCP_ENDPOINT_PATH", "mcp")]).unwrap_err().variable,
-            "MCP_ENDPOINT_PATH"
-        );
-        assert_eq!(
-            with(&[("MCP_TOOL_PROXY", "socks5://proxy:1080")])
-                .unwrap_err()
-                .variable,
-            "MCP_TOOL_PROXY"
-        );
-        assert_eq!(
-            with(&[("MCP_TOOL_CONNECT_TIMEOUT_MS", "0")])
-                .unwrap_err()
-                .variable,
-            "MCP_TOOL_CONNECT_TIMEOUT_MS"
-        );
-        assert_eq!(
-            with(&[("MCP_REGISTRY_SOURCE", "ftp://x")])
-                .unwrap_err()
-                .variable,
-            "MCP_REGISTRY_SOURCE"
-        );
-    }
 }

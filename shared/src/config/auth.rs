@@ -2,7 +2,8 @@
 //! `MCP_OAUTH_*` (STYLE 8). `MCP_AUTH=none` is the default: Agent Builder deployments are
 //! unchanged.
 
-use crate::config::{ConfigError, read_number};
+use super::ConfigError;
+use super::gateway::read_number;
 
 /// Which credentials a deployment accepts (`MCP_AUTH`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -252,107 +253,10 @@ fn split(list: &str) -> Vec<String> {
 
 fn absolute_url(variable: &'static str, text: &str) -> Result<String, ConfigError> {
     let text = text.trim().trim_end_matches('/');
-    match reqwest::Url::parse(text) {
+    match url::Url::parse(text) {
         Ok(url) if matches!(url.scheme(), "http" | "https") && url.host_str().is_some() => {
             Ok(text.to_string())
         }
         _ => Err(bad(variable, "expected an absolute http(s) URL")),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn read(vars: &[(&str, &str)]) -> Result<AuthConfig, ConfigError> {
-        let get = |name: &str| {
-            vars.iter()
-                .find(|(k, _)| *k == name)
-                .map(|(_, v)| (*v).to_string())
-        };
-        AuthConfig::default().from_env_with(&get)
-    }
-
-    #[test]
-    fn auth_is_off_by_default_and_the_limit_defaults_to_120_per_minute() {
-        let config = read(&[]).unwrap();
-        assert_eq!(config.mode, AuthMode::None);
-        assert_eq!(
-            config.rate_limit,
-            Some(RateLimit {
-                requests: 120,
-                window_s: 60
-            })
-        );
-    }
-
-    #[test]
-    fn token_mode_needs_the_table_and_oauth_needs_its_urls() {
-        assert_eq!(
-            read(&[("MCP_AUTH", "token")]).unwrap_err().variable,
-            "MCP_AUTH_TABLE"
-        );
-        let token = read(&[
-            ("MCP_AUTH", "token"),
-            ("MCP_AUTH_TABLE", "t"),
-            ("MCP_RATE_LIMIT", "off"),
-        ])
-        .unwrap();
-        assert_eq!(token.rate_limit, None);
-        let base = [("MCP_AUTH", "oauth"), ("MCP_AUTH_TABLE", "t")];
-        assert_eq!(read(&base).unwrap_err().variable, "MCP_RESOURCE_URL");
-        let with_url = [
-            base[0],
-            base[1],
-            ("MCP_RESOURCE_URL", "https://x.test/mcp/"),
-        ];
-        assert_eq!(read(&with_url).unwrap_err().variable, "MCP_OAUTH_ISSUER");
-        let full = [
-            with_url[0],
-            with_url[1],
-            with_url[2],
-            ("MCP_OAUTH_ISSUER", "https://issuer.test"),
-            ("MCP_OAUTH_JWKS_URL", "https://issuer.test/jwks"),
-            ("MCP_OAUTH_REQUIRED_SCOPES", "mcp:tools, mcp:read"),
-        ];
-        let config = read(&full).unwrap();
-        assert_eq!(config.resource_url.as_deref(), Some("https://x.test/mcp"));
-        let oauth = config.oauth.unwrap();
-        assert_eq!(oauth.algorithms, ["RS256", "ES256"]);
-        assert_eq!(oauth.required_scopes, ["mcp:tools", "mcp:read"]);
-    }
-
-    #[test]
-    fn malformed_values_name_their_variable() {
-        for (vars, variable) in [
-            (vec![("MCP_AUTH", "basic")], "MCP_AUTH"),
-            (vec![("MCP_RATE_LIMIT", "120")], "MCP_RATE_LIMIT"),
-            (vec![("MCP_RATE_LIMIT", "0/60")], "MCP_RATE_LIMIT"),
-            (vec![("MCP_RESOURCE_URL", "/mcp")], "MCP_RESOURCE_URL"),
-            (vec![("MCP_AUTH_TIMEOUT_MS", "0")], "MCP_AUTH_TIMEOUT_MS"),
-        ] {
-            assert_eq!(read(&vars).unwrap_err().variable, variable);
-        }
-        let hs = [
-            ("MCP_AUTH", "oauth"),
-            ("MCP_AUTH_TABLE", "t"),
-            ("MCP_RESOURCE_URL", "https://x.test/mcp"),
-            ("MCP_OAUTH_ISSUER", "https://issuer.test"),
-            ("MCP_OAUTH_JWKS_URL", "https://issuer.test/jwks"),
-            ("MCP_OAUTH_ALGORITHMS", "HS256"),
-        ];
-        assert_eq!(read(&hs).unwrap_err().variable, "MCP_OAUTH_ALGORITHMS");
-    }
-
-    #[test]
-    fn retry_after_counts_to_the_window_end_and_is_at_least_one_second() {
-        let limit = RateLimit {
-            requests: 2,
-            window_s: 60,
-        };
-        assert_eq!(limit.window_start(125), 120);
-        assert_eq!(limit.retry_after_s(125), 55);
-        assert_eq!(limit.retry_after_s(120), 60);
-        assert_eq!(limit.retry_after_s(179), 1);
     }
 }

@@ -1,0 +1,24 @@
+//! Whole-manifest validation and compilation (CONTRACT R5, M, T1, T3).
+//!
+//! Every problem is collected with its JSON path (`routes[0].tools[3].inputSchema`); a manifest
+//! with any problem is not served.
+//!
+//! - `manifest`: the document, its routes and each route's `tools/list` and lookup;
+//! - `tool`: one tool, its schemas and `_meta`;
+//! - `first_pass`: the one pass over a manifest's text;
+//! - `threads`: compiling a route's tools on scoped threads;
+//! - `problems`: [`ManifestProblem`] with its JSON path.
+
+mod first_pass;
+mod manifest;
+mod problems;
+mod threads;
+mod tool;
+
+#[cfg(test)]
+mod tests;
+
+pub(crate) use first_pass::compile_manifest_text;
+pub use manifest::{compile_manifest, prepare_schema_checks};
+pub use problems::ManifestProblem;
+pub use tool::MAX_TOOL_TIMEOUT_MS;

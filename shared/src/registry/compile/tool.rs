@@ -1,0 +1,205 @@
+//! One manifest tool (CONTRACT M, R5, T1): its name, schemas (compiled to validators), `_meta`
+//! (endpoint, method, timeout, result format, version, active) and its public `tools/list` entry.
+
+use serde_json::{Map, Value};
+
+use super::problems::{Problems, join, optional_string};
+use crate::registry::{ResultFormat, Tool};
+
+/// Longest tool timeout a manifest may set, in ms (the Lambda maximum of 15 minutes).
+pub const MAX_TOOL_TIMEOUT_MS: u64 = 900_000;
+
+/// Public tool fields copied into `tools/list`, in this order (CONTRACT T1).
+const PUBLIC_TOOL_FIELDS: [&str; 7] = [
+    "name",
+    "title",
+    "description",
+    "inputSchema",
+    "outputSchema",
+    "annotations",
+    "icons",
+];
+
+fn is_tool_name(name: &str) -> bool {
+    (1..=128).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+}
+
+fn compile_schema(
+    schema: &Value,
+    path: &str,
+    problems: &mut Problems,
+) -> Option<jsonschema::Validator> {
+    let Some(object) = schema.as_object() else {
+        problems.add(path, "must be a JSON Schema object");
+        return None;
+    };
+    if object.get("type").is_some_and(|kind| kind != "object") {
+        problems.add(path, "root must be \"type\": \"object\"");
+        return None;
+    }
+    // Draft auto-detection: `$schema` when declared, JSON Schema 2020-12 otherwise.
+    match jsonschema::validator_for(schema) {
+        Ok(validator) => Some(validator),
+        Err(error) => {
+            problems.add(path, format!("does not compile: {error}"));
+            None
+        }
+    }
+}
+
+pub(super) fn compile_tool(
+    tool: &Value,
+    path: &str,
+    problems: &mut Problems,
+) -> Option<(Tool, bool)> {
+    let Some(object) = tool.as_object() else {
+        problems.add(path, "must be an object");
+        return None;
+    };
+    let before = problems.0.len();
+    let name = match object.get("name") {
+        Some(Value::String(name)) if is_tool_name(name) => name.clone(),
+        _ => {
+            problems.add(
+                &join(path, "name"),
+                "must be a string of 1-128 characters [A-Za-z0-9_.-]",
+            );
+            String::new()
+        }
+    };
+    optional_string(object, "title", path, problems);
+    optional_string(object, "description", path, problems);
+    let input_validator = if let Some(schema) = object.get("inputSchema") {
+        compile_schema(schema, &join(path, "inputSchema"), problems)
+    } else {
+        problems.add(&join(path, "inputSchema"), "is required");
+        None
+    };
+    let output_validator = object
+        .get("outputSchema")
+        .and_then(|schema| compile_schema(schema, &join(path, "outputSchema"), problems));
+    if object.get("annotations").is_some_and(|a| !a.is_object()) {
+        problems.add(&join(path, "annotations"), "must be an object");
+    }
+    if object.get("icons").is_some_and(|a| !a.is_array()) {
+        problems.add(&join(path, "icons"), "must be an array");
+    }
+    let meta_path = join(path, "_meta");
+    let empty = Map::new();
+    let meta = if let Some(Value::Object(meta)) = object.get("_meta") {
+        meta
+    } else {
+        problems.add(&meta_path, "must be an object with the tool's endpoint");
+        &empty
+    };
+    let version = optional_string(meta, "version", &meta_path, problems).unwrap_or_default();
+    let active = match meta.get("active") {
+        None => true,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => {
+            problems.add(&join(&meta_path, "active"), "must be a boolean");
+            true
+        }
+    };
+    let endpoint = match meta.get("endpoint") {
+        Some(Value::String(url)) if let Some(url) = absolute_http_url(url) => Some(url),
+        _ if std::ptr::eq(meta, &raw const empty) => None,
+        _ => {
+            problems.add(
+                &join(&meta_path, "endpoint"),
+                "must be an absolute http(s) URL",
+            );
+            None
+        }
+    };
+    let method = match meta.get("method") {
+        None => http::Method::POST,
+        Some(Value::String(m)) => match m.to_ascii_uppercase().as_str() {
+            "POST" => http::Method::POST,
+            "PUT" => http::Method::PUT,
+            "PATCH" => http::Method::PATCH,
+            "GET" => http::Method::GET,
+            "DELETE" => http::Method::DELETE,
+            _ => {
+                problems.add(
+                    &join(&meta_path, "method"),
+                    "must be one of POST, PUT, PATCH, GET, DELETE",
+                );
+                http::Method::POST
+            }
+        },
+        Some(_) => {
+            problems.add(&join(&meta_path, "method"), "must be a string");
+            http::Method::POST
+        }
+    };
+    let timeout_ms = match meta.get("timeoutMs") {
+        None => None,
+        Some(v) => match v.as_u64() {
+            Some(ms) if (1..=MAX_TOOL_TIMEOUT_MS).contains(&ms) => Some(ms),
+            _ => {
+                problems.add(
+                    &join(&meta_path, "timeoutMs"),
+                    format!("must be a whole number of ms from 1 to {MAX_TOOL_TIMEOUT_MS}"),
+                );
+                None
+            }
+        },
+    };
+    let result_format = match meta.get("resultFormat") {
+        None => Some(ResultFormat::Json),
+        Some(Value::String(format)) => ResultFormat::parse(format),
+        Some(_) => None,
+    }
+    .unwrap_or_else(|| {
+        problems.add(
+            &join(&meta_path, "resultFormat"),
+            "must be \"json\" or \"mcp\"",
+        );
+        ResultFormat::Json
+    });
+    if problems.0.len() > before {
+        return None;
+    }
+    Some((
+        Tool {
+            name,
+            version,
+            endpoint: endpoint?,
+            method,
+            timeout_ms,
+            input_validator: input_validator?,
+            output_validator,
+            result_format,
+        },
+        active,
+    ))
+}
+
+/// A manifest tool as `tools/list` shows it: the public fields only, in a fixed order
+/// (CONTRACT T1).
+pub(super) struct PublicTool<'a>(pub(super) &'a Value);
+
+impl serde::Serialize for PublicTool<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let fields: Vec<(&str, &Value)> = PUBLIC_TOOL_FIELDS
+            .iter()
+            .filter_map(|field| self.0.get(*field).map(|v| (*field, v)))
+            .collect();
+        let mut map = serializer.serialize_map(Some(fields.len()))?;
+        for (field, value) in fields {
+            map.serialize_entry(field, value)?;
+        }
+        map.end()
+    }
+}
+
+fn absolute_http_url(url: &str) -> Option<url::Url> {
+    url::Url::parse(url).ok().filter(|u| {
+        matches!(u.scheme(), "http" | "https") && u.host_str().is_some_and(|h| !h.is_empty())
+    })
+}

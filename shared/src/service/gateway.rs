@@ -1,0 +1,139 @@
+//! The [`Gateway`]: configuration, the registry state of a warm instance, a tool invoker and
+//! the optional authenticator, and [`Gateway::handle`], which runs the pipeline once per request
+//! and writes its one usage event (CONTRACT U1).
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use bytes::Bytes;
+use http::{Request, Response};
+
+use crate::auth::Authenticator;
+use crate::config::Config;
+use crate::invoke::ToolInvoker;
+use crate::policy;
+use crate::registry::{Registry, RegistryError, Snapshot};
+use crate::usage::UsageEvent;
+
+/// A request body as an adapter hands it over.
+#[derive(Debug, Clone)]
+pub enum RequestBody {
+    /// The whole body.
+    Full(Bytes),
+    /// The adapter stopped reading at `MCP_MAX_REQUEST_BYTES` (CONTRACT H7).
+    TooLarge,
+}
+
+/// Per-invocation facts from the platform.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct InvocationContext {
+    /// When the platform cuts the invocation off (Lambda deadline), if it does (CONTRACT X7).
+    pub deadline: Option<Instant>,
+}
+
+/// The gateway: configuration, the registry snapshot of this warm instance, a tool invoker and,
+/// when `MCP_AUTH` asks for it, the inbound authenticator.
+///
+/// The registry and the authenticator are shared with every [`Gateway::sibling`]; the invoker
+/// is each gateway's own.
+pub struct Gateway<I> {
+    pub(super) config: Config,
+    pub(super) registry: Arc<Registry>,
+    pub(super) invoker: I,
+    pub(super) auth: Option<Arc<Authenticator>>,
+}
+
+impl<I> std::fmt::Debug for Gateway<I> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gateway")
+            .field("config", &self.config)
+            .field("registry", &self.registry)
+            .field("auth", &self.auth)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The `-32603` detail when no snapshot is loaded (CONTRACT X8).
+pub const NOT_LOADED: &str = "the tool registry is not loaded";
+
+impl<I: ToolInvoker> Gateway<I> {
+    /// A gateway over an already loaded (or failed) snapshot and any invoker.
+    #[must_use]
+    pub fn new(config: Config, snapshot: Result<Snapshot, RegistryError>, invoker: I) -> Self {
+        let registry = match snapshot {
+            Ok(snapshot) => Registry::loaded(snapshot),
+            Err(_) => Registry::unavailable(NOT_LOADED),
+        };
+        Self::with_registry(config, registry, invoker)
+    }
+
+    /// A gateway over any registry state (for example one that retries, CONTRACT R4).
+    #[must_use]
+    pub fn with_registry(config: Config, registry: Registry, invoker: I) -> Self {
+        Self {
+            config,
+            registry: Arc::new(registry),
+            invoker,
+            auth: None,
+        }
+    }
+
+    /// This gateway with inbound authentication.
+    #[must_use]
+    pub fn with_auth(mut self, auth: Authenticator) -> Self {
+        self.auth = Some(Arc::new(auth));
+        self
+    }
+
+    /// A gateway with the same configuration, registry (snapshot and R4 retry state) and
+    /// authenticator (rate limits, caches) that calls Tool Services through `invoker`.
+    ///
+    /// A server with one async runtime per thread gives each thread a sibling with its own
+    /// connection pool, so a call never waits on a connection task of another thread.
+    #[must_use]
+    pub fn sibling<J: ToolInvoker>(&self, invoker: J) -> Gateway<J> {
+        Gateway {
+            config: self.config.clone(),
+            registry: Arc::clone(&self.registry),
+            invoker,
+            auth: self.auth.clone(),
+        }
+    }
+
+    /// The configuration in force.
+    #[must_use]
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The inbound authenticator, `None` for `MCP_AUTH=none` (CONTRACT A1).
+    #[must_use]
+    pub fn authenticator(&self) -> Option<&Authenticator> {
+        self.auth.as_deref()
+    }
+
+    /// The loaded snapshot, `None` when the load failed.
+    #[must_use]
+    pub fn snapshot(&self) -> Option<&Arc<Snapshot>> {
+        self.registry.current()
+    }
+
+    /// Serves one request. Never fails: every rejection is a response. Writes exactly one usage
+    /// event (CONTRACT U1) and sets `guid` and `x-request-id` on every response (CONTRACT H8).
+    pub async fn handle(
+        &self,
+        request: Request<RequestBody>,
+        context: InvocationContext,
+    ) -> Response<Bytes> {
+        let started = Instant::now();
+        let (parts, body) = request.into_parts();
+        let correlation = policy::correlation(&parts.headers);
+        let mut usage = UsageEvent::new(correlation.guid.clone(), correlation.request_id.clone());
+        let reply = self
+            .process(&parts, body, context, &correlation, &mut usage)
+            .await;
+        let response = self.respond(reply, &correlation, &mut usage);
+        usage.emit(started.elapsed());
+        response
+    }
+}

@@ -1,0 +1,229 @@
+//! The pipeline of one request, in the order CONTRACT "Order of checks" gives: Origin (H5) and
+//! Host (H6), authentication (A2), the path (P6), method, size, media types (H1–H3, H7), the
+//! envelope (E), the route key (P3, P4), caller headers (C), the protocol version (H4) and the
+//! method's dispatch. Every outcome is a [`Reply`]; [`super::respond`] makes it a response.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http::request::Parts;
+
+use super::respond::Reply;
+use super::{Gateway, InvocationContext, RequestBody};
+use crate::auth::{AuthRecord, Authenticator};
+use crate::config::RoutingMode;
+use crate::dispatch::{Call, MethodOutcome, dispatch};
+use crate::invoke::ToolInvoker;
+use crate::policy::{self, Correlation, HttpRejection};
+use crate::protocol::{Message, ProtocolVersion, methods, parse_message};
+use crate::registry::{Route, Snapshot};
+use crate::routing::{RouteKeyError, RouteTarget, fixed_route_key, route_target};
+use crate::usage::{Outcome, UsageEvent};
+
+impl<I: ToolInvoker> Gateway<I> {
+    pub(super) async fn process(
+        &self,
+        parts: &Parts,
+        body: RequestBody,
+        context: InvocationContext,
+        correlation: &Correlation,
+        usage: &mut UsageEvent,
+    ) -> Reply {
+        let config = &self.config;
+        let headers = &parts.headers;
+        let checks = policy::check_origin(headers, &config.allowed_origins).and_then(|()| {
+            policy::check_host(headers, &parts.uri, config.allowed_hosts.as_deref())
+        });
+        if let Err(rejection) = checks {
+            return Reply::Rejected(rejection.into());
+        }
+        if let Some(auth) = &self.auth
+            && let Some(reply) = self.authenticate(auth, parts, usage).await
+        {
+            return reply;
+        }
+        let Some(target) = route_target(&config.endpoint_path, config.routing, parts.uri.path())
+        else {
+            return Reply::Rejected(HttpRejection::NotFound.into());
+        };
+        let body = match body {
+            RequestBody::Full(bytes) => Some(bytes),
+            RequestBody::TooLarge => None,
+        };
+        let checks = policy::check_method(&parts.method)
+            .and_then(|()| {
+                policy::check_body_size(body.as_ref().map(Bytes::len), config.max_request_bytes)
+            })
+            .and_then(|()| policy::check_content_type(headers))
+            .and_then(|()| policy::check_accept(headers));
+        if let Err(rejection) = checks {
+            return Reply::Rejected(rejection.into());
+        }
+        let body = body.unwrap_or_default();
+        let message = match parse_message(&body) {
+            Ok(message) => message,
+            Err(e) => {
+                return Reply::Rpc {
+                    id: e.id,
+                    error: *e.error,
+                };
+            }
+        };
+        let (id, method, params) = match message {
+            Message::Request { id, method, params } => (Some(id), Some(method), params),
+            Message::Notification { method } => (None, Some(method), None),
+            Message::Response => (None, None, None),
+        };
+        usage.method.clone_from(&method);
+        let rpc_error = |error| Reply::Rpc {
+            id: id.clone(),
+            error,
+        };
+
+        // A request (not a notification) may make the one retry load of CONTRACT R4.
+        let snapshot = if id.is_some() {
+            self.registry.current_or_retry().await
+        } else {
+            self.registry.current()
+        };
+        let route_key = match route_key(&config.endpoint_path, target, snapshot) {
+            Ok(key) => key,
+            Err(error) => return rpc_error(error.error_object()),
+        };
+        usage.route = Some(route_key.to_string());
+        // Without a snapshot a dynamic route key is well-formed but unchecked (CONTRACT P3).
+        usage.route_checked = config.routing == RoutingMode::Fixed || snapshot.is_some();
+        let caller = match policy::check_caller_headers(headers) {
+            Ok(caller) => caller,
+            Err(error) => return rpc_error(error),
+        };
+        let is_initialize = method.as_deref() == Some(methods::INITIALIZE);
+        let version = if is_initialize {
+            None
+        } else {
+            match policy::check_protocol_version(headers, &config.supported_protocol_versions) {
+                Ok(v) => ProtocolVersion::from_wire(v),
+                Err(rejection) => return Reply::Rejected(rejection.into()),
+            }
+        };
+        let (Some(id), Some(method)) = (id.clone(), method) else {
+            return Reply::Accepted;
+        };
+
+        let (route, route_unavailable) = self.resolve_route(route_key, snapshot);
+        let call = Call {
+            config,
+            route,
+            route_unavailable: &route_unavailable,
+            correlation,
+            caller: &caller,
+            deadline: context.deadline,
+            version,
+        };
+        match dispatch(
+            &call,
+            &self.invoker,
+            &id,
+            &method,
+            params.as_ref(),
+            &mut usage.tool,
+        )
+        .await
+        {
+            MethodOutcome::Result {
+                body,
+                session_id,
+                tool_error,
+            } => {
+                if tool_error {
+                    usage.outcome = Outcome::ToolError;
+                }
+                Reply::Result { body, session_id }
+            }
+            MethodOutcome::Error(error) => rpc_error(error),
+        }
+    }
+
+    /// The authentication chain (after Host, before the method check): the protected-resource
+    /// metadata, unauthenticated and not counted, then the credential. `None` lets the request
+    /// go on.
+    async fn authenticate(
+        &self,
+        auth: &Authenticator,
+        parts: &Parts,
+        usage: &mut UsageEvent,
+    ) -> Option<Reply> {
+        let path = parts.uri.path();
+        usage.auth = Some(auth.mode().label());
+        // Discovery paths are never challenged: a 401 there sends clients into OAuth discovery.
+        if path.starts_with("/.well-known/") {
+            usage.auth_record.outcome = "discovery";
+            return Some(self.metadata(auth, parts));
+        }
+        let route = match route_target(&self.config.endpoint_path, self.config.routing, path) {
+            Some(target) => target.key(&self.config.endpoint_path),
+            None => None,
+        };
+        let mut record = AuthRecord::default();
+        let result = auth.authenticate(&parts.headers, route, &mut record).await;
+        usage.auth_record = record;
+        result
+            .err()
+            .map(|rejection| Reply::Rejected(rejection.into()))
+    }
+
+    /// RFC 9728 metadata of a route in the OAuth modes; a JSON 404 in token mode and for any
+    /// other `/.well-known/` path.
+    fn metadata(&self, auth: &Authenticator, parts: &Parts) -> Reply {
+        let Some(resource) = auth.resource().filter(|_| auth.mode().accepts_oauth()) else {
+            return Reply::Rejected(HttpRejection::NotFound.into());
+        };
+        let Some(route) = resource.metadata_route(parts.uri.path()) else {
+            return Reply::Rejected(HttpRejection::NotFound.into());
+        };
+        let registered = match (route, self.registry.current()) {
+            (Some(key), Some(snapshot)) => snapshot.route(key).is_some(),
+            _ => true,
+        };
+        if !registered {
+            return Reply::Rejected(HttpRejection::NotFound.into());
+        }
+        if parts.method != http::Method::GET {
+            return Reply::Rejected(HttpRejection::MetadataMethodNotAllowed.into());
+        }
+        Reply::Metadata(resource.document(route))
+    }
+
+    fn resolve_route<'a>(
+        &self,
+        key: &str,
+        snapshot: Option<&'a Arc<Snapshot>>,
+    ) -> (Option<&'a Arc<Route>>, String) {
+        let Some(snapshot) = snapshot else {
+            return (None, self.registry.unavailable_reason().to_string());
+        };
+        let route = match self.config.routing {
+            RoutingMode::Fixed => snapshot.fixed_route(key),
+            RoutingMode::Dynamic => snapshot.route(key),
+        };
+        (route, format!("route '{key}' is not in the tool registry"))
+    }
+}
+
+/// CONTRACT P3, P4: the route key of a request whose path lies inside the endpoint; a dynamic
+/// key must be registered when a snapshot is loaded (without one it is well-formed but
+/// unchecked, and tool methods answer `-32603`).
+fn route_key<'a>(
+    endpoint: &'a str,
+    target: RouteTarget<'a>,
+    snapshot: Option<&Arc<Snapshot>>,
+) -> Result<&'a str, RouteKeyError> {
+    match target {
+        RouteTarget::BadKey(error) => Err(error),
+        RouteTarget::Dynamic(key) if snapshot.is_some_and(|s| s.route(key).is_none()) => {
+            Err(RouteKeyError::NotRegistered)
+        }
+        RouteTarget::Dynamic(key) => Ok(key),
+        RouteTarget::Fixed => Ok(fixed_route_key(endpoint)),
+    }
+}

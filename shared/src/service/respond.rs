@@ -1,0 +1,92 @@
+//! The one place where a pipeline outcome becomes an HTTP response (STYLE 3): status, headers,
+//! body, and the `guid` and `x-request-id` every response carries (CONTRACT H8).
+
+use bytes::Bytes;
+use http::{HeaderValue, Response, StatusCode, header};
+
+use super::Gateway;
+use crate::policy::{Correlation, Rejection};
+use crate::protocol::{ErrorObject, RequestId, encode_error};
+use crate::usage::{Outcome, UsageEvent};
+
+/// What the pipeline decided, before it becomes a response.
+pub(super) enum Reply {
+    /// A non-200 answer of the rejection table (CONTRACT H, P6, A6–A10).
+    Rejected(Rejection),
+    Rpc {
+        id: Option<RequestId>,
+        error: ErrorObject,
+    },
+    Result {
+        body: Bytes,
+        session_id: Option<String>,
+    },
+    Accepted,
+    /// The protected-resource metadata document (RFC 9728), 200.
+    Metadata(Bytes),
+}
+
+impl<I> Gateway<I> {
+    /// The one place where a [`Reply`] becomes an HTTP response (STYLE 3).
+    pub(super) fn respond(
+        &self,
+        reply: Reply,
+        correlation: &Correlation,
+        usage: &mut UsageEvent,
+    ) -> Response<Bytes> {
+        let json = HeaderValue::from_static("application/json");
+        let mut builder = Response::builder();
+        let body = match reply {
+            Reply::Rejected(rejection) => {
+                usage.outcome = Outcome::HttpError;
+                usage.rejection = Some(rejection.code());
+                builder = builder
+                    .status(rejection.status())
+                    .header(header::CONTENT_TYPE, json);
+                for (name, value) in rejection.headers() {
+                    builder = builder.header(name, value);
+                }
+                rejection.body(&correlation.guid, &self.config.supported_protocol_versions)
+            }
+            Reply::Rpc { id, error } => {
+                usage.outcome = Outcome::RpcError(error.code.0);
+                builder = builder
+                    .status(StatusCode::OK)
+                    .header(header::CONTENT_TYPE, json);
+                encode_error(id.as_ref(), &error.with_guid(&correlation.guid))
+            }
+            Reply::Result { body, session_id } => {
+                builder = builder
+                    .status(StatusCode::OK)
+                    .header(header::CONTENT_TYPE, json);
+                if let Some(session_id) = session_id {
+                    builder = builder.header("mcp-session-id", session_id);
+                }
+                body
+            }
+            Reply::Accepted => {
+                builder = builder.status(StatusCode::ACCEPTED);
+                Bytes::new()
+            }
+            Reply::Metadata(document) => {
+                builder = builder
+                    .status(StatusCode::OK)
+                    .header(header::CONTENT_TYPE, json)
+                    .header(header::CACHE_CONTROL, "public, max-age=300");
+                document
+            }
+        };
+        builder = builder
+            .header("guid", &correlation.guid)
+            .header("x-request-id", &correlation.request_id);
+        let response = builder.body(body).unwrap_or_else(|_| {
+            // Every header above is built from validated values; this is unreachable in
+            // practice but still answers rather than panics.
+            let mut response = Response::new(Bytes::new());
+            *response.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
+            response
+        });
+        usage.status = response.status().as_u16();
+        response
+    }
+}

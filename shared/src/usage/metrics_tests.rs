@@ -1,0 +1,242 @@
+//! Unit tests of the EMF document of a usage event (CONTRACT U1, C6).
+
+use std::time::{Duration, UNIX_EPOCH};
+
+use serde_json::{Value, json};
+
+use super::*;
+
+fn record() -> UsageRecord {
+    UsageRecord {
+        route: Some("core".into()),
+        route_checked: true,
+        method: Some("tools/call".into()),
+        tool: Some("search_documents".into()),
+        tool_ms: Some(12),
+        outcome: Some("tool_error".into()),
+        status: Some(200),
+        code: None,
+        rejection: None,
+        duration_ms: Some(15),
+        guid: Some("4f1c2a9e-8b7d-4e6f-a5c4-3b2a1f0e9d8c".into()),
+        x_request_id: Some("req-1".into()),
+        ..UsageRecord::default()
+    }
+}
+
+fn document(record: &UsageRecord) -> Value {
+    let mut out = Vec::new();
+    EmfFormatter::new("TestNs")
+        .format(
+            record,
+            UNIX_EPOCH + Duration::from_millis(1_700_000_000_123),
+            &mut out,
+        )
+        .expect("a valid EMF document");
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.ends_with('\n'), "one line: {text}");
+    assert_eq!(text.matches('\n').count(), 1, "one line: {text}");
+    serde_json::from_str(&text).unwrap()
+}
+
+/// Checks a document against the EMF specification: `_aws` with an integer `Timestamp` and
+/// `CloudWatchMetrics` directives whose every dimension is a top-level string member and
+/// whose every metric is a top-level number; at most 30 dimensions per set and 100 metrics
+/// per directive.
+fn assert_emf_spec(doc: &Value) {
+    let aws = &doc["_aws"];
+    assert!(aws["Timestamp"].is_u64(), "{doc}");
+    let directives = aws["CloudWatchMetrics"].as_array().expect("directives");
+    assert!(!directives.is_empty());
+    for directive in directives {
+        assert!(
+            directive["Namespace"]
+                .as_str()
+                .is_some_and(|n| !n.is_empty())
+        );
+        for set in directive["Dimensions"].as_array().unwrap() {
+            let set = set.as_array().unwrap();
+            assert!(set.len() <= 30);
+            for name in set {
+                let name = name.as_str().unwrap();
+                assert!(doc[name].is_string(), "dimension {name} is a string: {doc}");
+            }
+        }
+        let metrics = directive["Metrics"].as_array().unwrap();
+        assert!(metrics.len() <= 100);
+        for metric in metrics {
+            let name = metric["Name"].as_str().unwrap();
+            assert!(doc[name].is_number(), "metric {name} is a number: {doc}");
+        }
+    }
+}
+
+fn declared(doc: &Value) -> Vec<(Vec<String>, String, String)> {
+    let mut out = Vec::new();
+    for directive in doc["_aws"]["CloudWatchMetrics"].as_array().unwrap() {
+        for set in directive["Dimensions"].as_array().unwrap() {
+            let dims: Vec<String> = set
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| d.as_str().unwrap().to_string())
+                .collect();
+            for metric in directive["Metrics"].as_array().unwrap() {
+                out.push((
+                    dims.clone(),
+                    metric["Name"].as_str().unwrap().to_string(),
+                    metric["Unit"].as_str().unwrap_or("None").to_string(),
+                ));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn u1_a_tool_call_is_one_emf_document_with_request_and_tool_metrics() {
+    let doc = document(&record());
+    assert_emf_spec(&doc);
+    assert_eq!(doc["_aws"]["Timestamp"], 1_700_000_000_123_u64);
+    assert_eq!(
+        doc["_aws"]["CloudWatchMetrics"][0]["Namespace"],
+        json!("TestNs")
+    );
+    let request_dims = vec!["Route".to_string(), "Method".into(), "Outcome".into()];
+    let tool_dims = vec!["Route".to_string(), "Tool".into()];
+    assert_eq!(
+        declared(&doc),
+        vec![
+            (
+                request_dims.clone(),
+                "FailedRequests".into(),
+                "Count".into()
+            ),
+            (
+                request_dims.clone(),
+                "Latency".into(),
+                "Milliseconds".into()
+            ),
+            (request_dims, "Requests".into(), "Count".into()),
+            (tool_dims.clone(), "ToolCalls".into(), "Count".into()),
+            (tool_dims.clone(), "ToolErrors".into(), "Count".into()),
+            (tool_dims, "ToolLatency".into(), "Milliseconds".into()),
+        ]
+    );
+    // The Logs Insights fields, as logged.
+    for (field, value) in [
+        ("target", json!("mcp_gateway::usage")),
+        ("route", json!("core")),
+        ("method", json!("tools/call")),
+        ("tool", json!("search_documents")),
+        ("outcome", json!("tool_error")),
+        ("status", json!(200)),
+        ("duration_ms", json!(15)),
+        ("tool_ms", json!(12)),
+        ("guid", json!("4f1c2a9e-8b7d-4e6f-a5c4-3b2a1f0e9d8c")),
+        ("x_request_id", json!("req-1")),
+    ] {
+        assert_eq!(doc[field], value, "{field}: {doc}");
+    }
+    // The metric values.
+    for (field, value) in [
+        ("Route", json!("core")),
+        ("Method", json!("tools/call")),
+        ("Outcome", json!("tool_error")),
+        ("Tool", json!("search_documents")),
+        ("Requests", json!(1)),
+        ("FailedRequests", json!(0)),
+        ("Latency", json!(15)),
+        ("ToolCalls", json!(1)),
+        ("ToolErrors", json!(1)),
+        ("ToolLatency", json!(12)),
+    ] {
+        assert_eq!(doc[field], value, "{field}: {doc}");
+    }
+}
+
+#[test]
+fn u1_h5_an_origin_rejection_is_a_failed_request_and_never_tool_use() {
+    let record = UsageRecord {
+        outcome: Some("http_error".into()),
+        status: Some(403),
+        rejection: Some("origin_not_allowed".into()),
+        duration_ms: Some(0),
+        guid: Some("g".into()),
+        x_request_id: Some("r".into()),
+        ..UsageRecord::default()
+    };
+    let doc = document(&record);
+    assert_emf_spec(&doc);
+    assert_eq!(doc["Requests"], 1);
+    assert_eq!(doc["FailedRequests"], 1);
+    assert_eq!(doc["Outcome"], "http_error");
+    assert_eq!(doc["Route"], "none");
+    assert_eq!(doc["Method"], "none");
+    assert_eq!(doc["rejection"], "origin_not_allowed");
+    assert_eq!(doc["status"], 403);
+    assert_eq!(
+        doc["_aws"]["CloudWatchMetrics"].as_array().unwrap().len(),
+        1
+    );
+    for absent in [
+        "Tool",
+        "ToolCalls",
+        "ToolErrors",
+        "ToolLatency",
+        "tool",
+        "tool_ms",
+    ] {
+        assert!(doc.get(absent).is_none(), "{absent}: {doc}");
+    }
+}
+
+#[test]
+fn u1_rpc_errors_carry_their_negative_code_as_a_number_and_count_as_failed() {
+    let record = UsageRecord {
+        outcome: Some("rpc_error".into()),
+        code: Some(-32602),
+        // The tool was named but never called: not tool use.
+        tool_ms: None,
+        ..record()
+    };
+    let doc = document(&record);
+    assert_emf_spec(&doc);
+    assert_eq!(doc["code"], json!(-32602));
+    assert_eq!(doc["FailedRequests"], 1);
+    assert_eq!(doc["tool"], "search_documents");
+    assert!(doc.get("ToolCalls").is_none(), "{doc}");
+    let names: Vec<String> = declared(&doc).into_iter().map(|d| d.1).collect();
+    assert_eq!(names, ["FailedRequests", "Latency", "Requests"]);
+}
+
+#[test]
+fn u1_dimension_values_are_bounded_whatever_the_client_sends() {
+    let mut record = UsageRecord {
+        method: Some("x".repeat(100)),
+        ..record()
+    };
+    assert_eq!(record.method_dimension(), "other");
+    record.method = Some("notifications/cancelled".into());
+    assert_eq!(record.method_dimension(), "notification");
+    record.method = Some("notifications/initialized".into());
+    assert_eq!(record.method_dimension(), "notifications/initialized");
+    record.route_checked = false;
+    assert_eq!(record.route_dimension(), "none");
+    record.outcome = Some("whatever".into());
+    assert_eq!(record.outcome_dimension(), "none");
+    record.tool_ms = None;
+    assert_eq!(record.tool_dimension(), None);
+}
+
+#[test]
+fn c6_strings_are_json_escaped_inside_the_document() {
+    let record = UsageRecord {
+        method: Some("a\"b\\c\nd\u{0}é".into()),
+        ..record()
+    };
+    let doc = document(&record);
+    assert_eq!(doc["method"], "a\"b\\c\nd\u{0}é");
+    assert_eq!(doc["Method"], "other");
+}
