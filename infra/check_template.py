@@ -2,7 +2,7 @@
 
 - Every function is a Rust function SAM builds with cargo-lambda (provided.al2023, bootstrap,
   arm64, BuildMethod rust-cargolambda) and its Binary names a Lambda binary the workspace builds.
-- Every MCP_* variable the gateway reads (shared/src/config.rs, shared/src/auth/settings.rs) and
+- Every MCP_* variable the gateway reads (shared/src/config/gateway.rs, shared/src/config/auth.rs) and
   the README documents is set.
 - After the SAM transform, every path of the HTTP API sends every method (ANY) to the function
   whose MCP_ENDPOINT_PATH it serves, so GET gets the gateway's 405, not a gateway 404; the
@@ -28,7 +28,7 @@ from samtranslator.translator.transform import transform
 
 TEMPLATE = "template.yaml"
 # Files whose quoted "MCP_*" names are the variables the gateway reads.
-VARIABLE_SOURCES = ["shared/src/config.rs", "shared/src/auth/settings.rs"]
+VARIABLE_SOURCES = ["shared/src/config/gateway.rs", "shared/src/config/auth.rs"]
 # RFC 9728 metadata of a resource at https://host/PATH lives at https://host/WELL_KNOWN/PATH.
 WELL_KNOWN = "/.well-known/oauth-protected-resource"
 problems = []
