@@ -7,7 +7,9 @@
 - After the SAM transform, every path of the HTTP API sends every method (ANY) to the function
   whose MCP_ENDPOINT_PATH it serves, so GET gets the gateway's 405, not a gateway 404; the
   protected-resource metadata path of each public path (RFC 9728) sends GET to the same function.
-- The HTTP API throttles every route (DefaultRouteSettings, burst and rate limits).
+- The HTTP API throttles every route (DefaultRouteSettings, burst and rate limits), leaves CORS
+  to the functions (no CorsConfiguration: preflights reach them, H9) and sends the root metadata
+  path to a function (A10).
 - The only permissions are s3:GetObject on the manifest object and dynamodb:UpdateItem on the
   delegation table that MCP_AUTH_TABLE names (on-demand, string key pk, TTL on ttl); logs have a
   retention.
@@ -225,10 +227,13 @@ def main():
                 problem(f"HTTP API stage lacks DefaultRouteSettings.{limit} (the flood floor)")
     if not stages:
         problem("HTTP API has no stage")
-    paths = apis[0]["Properties"]["Body"]["paths"]
+    body = apis[0]["Properties"]["Body"]
+    if "CorsConfiguration" in apis[0]["Properties"] or "x-amazon-apigateway-cors" in body:
+        problem("the HTTP API must not answer CORS itself: preflights go to the functions (H9)")
+    paths = body["paths"]
     served = {}
     for path, operations in paths.items():
-        if path.startswith(WELL_KNOWN + "/"):
+        if path == WELL_KNOWN or path.startswith(WELL_KNOWN + "/"):
             if list(operations) != ["get"]:
                 problem(f"HTTP API metadata path {path} must send GET, has {list(operations)}")
         elif list(operations) != ["x-amazon-apigateway-any-method"]:
@@ -236,6 +241,8 @@ def main():
         uri = json.dumps(operations[next(iter(operations))]["x-amazon-apigateway-integration"]["uri"])
         owner = [name for name in functions if "${" + name + ".Arn}" in uri]
         served.setdefault(owner[0] if owner else None, set()).add(path)
+    if not any(WELL_KNOWN in routes for routes in served.values()):
+        problem(f"no function answers the root metadata path {WELL_KNOWN} (A10)")
     for name, (endpoint, routing) in endpoints.items():
         routes = served.get(name, set())
         public = endpoint if routing == "fixed" else endpoint + "/{routeKey}"

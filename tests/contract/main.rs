@@ -5,6 +5,7 @@
 mod auth_hostile;
 mod auth_oauth;
 mod auth_tokens;
+mod cors;
 mod golden;
 mod hostile_input;
 mod lambda_deadline;

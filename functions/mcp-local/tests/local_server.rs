@@ -1101,3 +1101,46 @@ fn connections_that_stall_before_a_whole_request_head_are_closed_after_the_heade
     );
     assert_eq!(status, 200, "{body}");
 }
+
+#[test]
+fn h9_u1_a_preflight_is_answered_by_the_binary_and_logged_as_a_preflight() {
+    let server = LocalServer::start(&[("MCP_ALLOWED_ORIGINS", "http://app.example")]);
+    let request_id = format!("preflight-{}", std::process::id());
+    let output = Command::new("curl")
+        .args([
+            "-s",
+            "-o",
+            "/dev/null",
+            "-D",
+            "-",
+            "-X",
+            "OPTIONS",
+            &server.url("/mcp/core"),
+            "-H",
+            "Origin: http://app.example",
+            "-H",
+            "Access-Control-Request-Method: POST",
+            "-H",
+            "Access-Control-Request-Headers: content-type, mcp-protocol-version",
+            "-H",
+            &format!("x-request-id: {request_id}"),
+        ])
+        .output()
+        .expect("curl runs");
+    let head = String::from_utf8_lossy(&output.stdout).to_ascii_lowercase();
+    assert!(head.starts_with("http/1.1 204"), "{head}");
+    assert!(
+        head.contains("access-control-allow-origin: http://app.example\r\n"),
+        "{head}"
+    );
+    assert!(
+        head.contains("access-control-allow-headers: content-type, mcp-protocol-version\r\n"),
+        "{head}"
+    );
+    let usage = server.usage_events(&request_id, 1);
+    assert_eq!(usage.len(), 1, "{usage:?}");
+    assert_eq!(usage[0]["cors"], "preflight");
+    assert_eq!(usage[0]["status"], 204);
+    assert_eq!(usage[0]["outcome"], "ok");
+    assert_eq!(usage[0]["FailedRequests"], 0);
+}

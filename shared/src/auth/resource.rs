@@ -122,6 +122,21 @@ mod tests {
     }
 
     #[test]
+    fn a10_the_root_form_names_no_route_in_either_routing() {
+        for r in [
+            resource(RoutingMode::Fixed, "/mcp/core", "https://api.test/mcp/core"),
+            resource(RoutingMode::Dynamic, "/mcp", "https://api.test/mcp"),
+        ] {
+            for root in [
+                "/.well-known/oauth-protected-resource",
+                "/.well-known/oauth-protected-resource/",
+            ] {
+                assert_eq!(r.metadata_route(root), None, "{root}");
+            }
+        }
+    }
+
+    #[test]
     fn a5_dynamic_routes_append_the_route_key() {
         let r = resource(RoutingMode::Dynamic, "/mcp", "https://api.test:8443/mcp");
         assert_eq!(r.resource_url(Some("hr")), "https://api.test:8443/mcp/hr");

@@ -5,10 +5,15 @@
 
 mod auth_rejection;
 mod caller;
+mod cors;
 mod http_checks;
 mod rejection;
 
 pub use caller::{CallerHeaders, Correlation, check_caller_headers, correlation};
+pub use cors::{
+    EXPOSED_HEADERS, MCP_PARAM_PREFIX, PREFLIGHT_MAX_AGE_S, Preflight, READ_HEADERS,
+    allowed_origin, check_preflight, is_preflight,
+};
 pub use http_checks::{
     check_accept, check_body_size, check_content_type, check_host, check_method, check_origin,
     check_protocol_version,

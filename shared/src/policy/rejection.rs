@@ -17,6 +17,12 @@ pub enum HttpRejection {
     OriginNotAllowed,
     /// `Host` outside `MCP_ALLOWED_HOSTS`: 403, JSON-RPC error body (CONTRACT H6).
     HostNotAllowed,
+    /// A preflight of an allowed origin that asks for another method than `POST` or a header
+    /// the gateway does not read: 403, JSON-RPC error body (CONTRACT H9).
+    PreflightRefused {
+        /// What was refused: `method PUT`, `header x-api-key`.
+        refused: String,
+    },
     /// The path is outside the endpoint path: 404 (CONTRACT P6).
     NotFound,
     /// Any method but `POST`: 405 with `Allow: POST` (CONTRACT H1).
@@ -44,7 +50,9 @@ impl HttpRejection {
     #[must_use]
     pub fn status(&self) -> StatusCode {
         match self {
-            Self::OriginNotAllowed | Self::HostNotAllowed => StatusCode::FORBIDDEN,
+            Self::OriginNotAllowed | Self::HostNotAllowed | Self::PreflightRefused { .. } => {
+                StatusCode::FORBIDDEN
+            }
             Self::NotFound => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed | Self::MetadataMethodNotAllowed => {
                 StatusCode::METHOD_NOT_ALLOWED
@@ -64,6 +72,7 @@ impl HttpRejection {
         match self {
             Self::OriginNotAllowed => "origin_not_allowed",
             Self::HostNotAllowed => "host_not_allowed",
+            Self::PreflightRefused { .. } => "preflight_refused",
             Self::NotFound => "not_found",
             Self::MethodNotAllowed | Self::MetadataMethodNotAllowed => "method_not_allowed",
             Self::PayloadTooLarge { .. } => "payload_too_large",
@@ -80,6 +89,9 @@ impl HttpRejection {
         match self {
             Self::OriginNotAllowed => "origin is not allowed".into(),
             Self::HostNotAllowed => "host is not allowed".into(),
+            Self::PreflightRefused { refused } => {
+                format!("CORS preflight refused: {refused} is not allowed")
+            }
             Self::NotFound => "no MCP endpoint at this path".into(),
             Self::MethodNotAllowed => {
                 "method not allowed: this MCP endpoint accepts POST only and offers no SSE stream"
@@ -114,13 +126,13 @@ impl HttpRejection {
 
     /// The JSON body.
     ///
-    /// - H5/H6: a JSON-RPC error object, `id` null, `-32600` (CONTRACT H5).
+    /// - H5/H6/H9: a JSON-RPC error object, `id` null, `-32600` (CONTRACT H5, H9).
     /// - H4: `{"error", "message", "supportedVersions", "guid"}` (CONTRACT H4).
     /// - the others: `{"error", "message", "guid"}`.
     #[must_use]
     pub fn body(&self, guid: &str, supported_versions: &[String]) -> Bytes {
         let value = match self {
-            Self::OriginNotAllowed | Self::HostNotAllowed => {
+            Self::OriginNotAllowed | Self::HostNotAllowed | Self::PreflightRefused { .. } => {
                 let error = ErrorObject::invalid_request_exact(self.message()).with_guid(guid);
                 return encode_error(None, &error);
             }

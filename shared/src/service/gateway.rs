@@ -128,11 +128,12 @@ impl<I: ToolInvoker> Gateway<I> {
         let started = Instant::now();
         let (parts, body) = request.into_parts();
         let correlation = policy::correlation(&parts.headers);
+        let origin = policy::allowed_origin(&parts.headers);
         let mut usage = UsageEvent::new(correlation.guid.clone(), correlation.request_id.clone());
         let reply = self
             .process(&parts, body, context, &correlation, &mut usage)
             .await;
-        let response = self.respond(reply, &correlation, &mut usage);
+        let response = self.respond(reply, &correlation, origin, &mut usage);
         usage.emit(started.elapsed());
         response
     }

@@ -10,7 +10,7 @@ use http::request::Parts;
 
 use super::respond::Reply;
 use super::{Gateway, InvocationContext, RequestBody};
-use crate::auth::{AuthRecord, Authenticator};
+use crate::auth::{AuthRecord, Authenticator, WELL_KNOWN_PREFIX};
 use crate::config::RoutingMode;
 use crate::dispatch::{Call, MethodOutcome, dispatch};
 use crate::invoke::ToolInvoker;
@@ -36,6 +36,15 @@ impl<I: ToolInvoker> Gateway<I> {
         });
         if let Err(rejection) = checks {
             return Reply::Rejected(rejection.into());
+        }
+        // CONTRACT H9: before authentication (browsers send no credential on a preflight) and
+        // every other check; it never reaches a method.
+        if policy::is_preflight(&parts.method, headers) && self.serves(parts.uri.path()) {
+            usage.cors = Some("preflight");
+            return match policy::check_preflight(headers) {
+                Ok(preflight) => Reply::Preflight(preflight),
+                Err(rejection) => Reply::Rejected(rejection.into()),
+            };
         }
         if let Some(auth) = &self.auth
             && let Some(reply) = self.authenticate(auth, parts, usage).await
@@ -142,6 +151,13 @@ impl<I: ToolInvoker> Gateway<I> {
             }
             MethodOutcome::Error(error) => rpc_error(error),
         }
+    }
+
+    /// Whether `path` is one this deployment answers: inside the endpoint path (CONTRACT P6) or
+    /// a protected-resource metadata path (A10).
+    fn serves(&self, path: &str) -> bool {
+        route_target(&self.config.endpoint_path, self.config.routing, path).is_some()
+            || path.starts_with(WELL_KNOWN_PREFIX)
     }
 
     /// The authentication chain (after Host, before the method check): the protected-resource

@@ -5,7 +5,9 @@ use bytes::Bytes;
 use http::{HeaderValue, Response, StatusCode, header};
 
 use super::Gateway;
-use crate::policy::{Correlation, Rejection};
+use crate::policy::{
+    Correlation, EXPOSED_HEADERS, HttpRejection, PREFLIGHT_MAX_AGE_S, Preflight, Rejection,
+};
 use crate::protocol::{ErrorObject, RequestId, encode_error};
 use crate::usage::{Outcome, UsageEvent};
 
@@ -24,17 +26,29 @@ pub(super) enum Reply {
     Accepted,
     /// The protected-resource metadata document (RFC 9728), 200.
     Metadata(Bytes),
+    /// An admitted CORS preflight: 204 (CONTRACT H9).
+    Preflight(Preflight),
 }
 
 impl<I> Gateway<I> {
     /// The one place where a [`Reply`] becomes an HTTP response (STYLE 3).
+    ///
+    /// `origin` is the request's `Origin`: an answer to an allowed origin carries the CORS
+    /// headers of CONTRACT H10, whatever its status; one refused by H5 carries none.
     pub(super) fn respond(
         &self,
         reply: Reply,
         correlation: &Correlation,
+        origin: Option<HeaderValue>,
         usage: &mut UsageEvent,
     ) -> Response<Bytes> {
         let json = HeaderValue::from_static("application/json");
+        let origin = origin.filter(|_| {
+            !matches!(
+                reply,
+                Reply::Rejected(Rejection::Http(HttpRejection::OriginNotAllowed))
+            )
+        });
         let mut builder = Response::builder();
         let body = match reply {
             Reply::Rejected(rejection) => {
@@ -64,6 +78,16 @@ impl<I> Gateway<I> {
                 }
                 body
             }
+            Reply::Preflight(preflight) => {
+                builder = builder
+                    .status(StatusCode::NO_CONTENT)
+                    .header(header::ACCESS_CONTROL_ALLOW_METHODS, "POST")
+                    .header(header::ACCESS_CONTROL_MAX_AGE, PREFLIGHT_MAX_AGE_S);
+                if let Some(requested) = preflight.allow_headers {
+                    builder = builder.header(header::ACCESS_CONTROL_ALLOW_HEADERS, requested);
+                }
+                Bytes::new()
+            }
             Reply::Accepted => {
                 builder = builder.status(StatusCode::ACCEPTED);
                 Bytes::new()
@@ -76,6 +100,12 @@ impl<I> Gateway<I> {
                 document
             }
         };
+        if let Some(origin) = origin {
+            builder = builder
+                .header(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin)
+                .header(header::VARY, "Origin")
+                .header(header::ACCESS_CONTROL_EXPOSE_HEADERS, EXPOSED_HEADERS);
+        }
         builder = builder
             .header("guid", &correlation.guid)
             .header("x-request-id", &correlation.request_id);

@@ -78,6 +78,8 @@ pub struct UsageEvent {
     pub guid: String,
     /// The `x-request-id` of the request.
     pub request_id: String,
+    /// `cors`: `preflight` for a CORS preflight (CONTRACT H9), which never reaches a method.
+    pub cors: Option<&'static str>,
     /// `auth`: the authentication mode, when one is on.
     pub auth: Option<&'static str>,
     /// `auth_outcome`, `delegation_id`, `retry_after` of the authentication chain; never a
@@ -100,13 +102,14 @@ impl UsageEvent {
             rejection: None,
             guid,
             request_id,
+            cors: None,
             auth: None,
             auth_record: crate::auth::AuthRecord::default(),
         }
     }
 
     /// Writes the event at `info` level to [`USAGE_TARGET`]: `route`, `route_checked`,
-    /// `method`, `tool`, `tool_ms`, `outcome`, `status`, `code`, `rejection`, `duration_ms`,
+    /// `method`, `tool`, `tool_ms`, `outcome`, `status`, `code`, `rejection`, `cors`, `duration_ms`,
     /// `guid`, `x_request_id`, and with authentication on `auth`, `auth_outcome`,
     /// `delegation_id`, `retry_after` (seconds). Absent values are left out. With
     /// [`LogFormat::Json`](crate::telemetry::LogFormat::Json) it becomes one EMF document
@@ -127,6 +130,7 @@ impl UsageEvent {
             status = self.status,
             code,
             rejection = self.rejection,
+            cors = self.cors,
             duration_ms = u64::try_from(duration.as_millis()).unwrap_or(u64::MAX),
             guid = self.guid.as_str(),
             x_request_id = self.request_id.as_str(),

@@ -25,6 +25,8 @@ pub struct UsageRecord {
     pub code: Option<i64>,
     /// `rejection`: the `error` code of an HTTP rejection.
     pub rejection: Option<String>,
+    /// `cors`: `preflight` for a CORS preflight (CONTRACT H9).
+    pub cors: Option<String>,
     /// `duration_ms`.
     pub duration_ms: Option<u64>,
     /// `guid`.
@@ -97,6 +99,7 @@ impl tracing::field::Visit for UsageRecord {
             "tool" => &mut self.tool,
             "outcome" => &mut self.outcome,
             "rejection" => &mut self.rejection,
+            "cors" => &mut self.cors,
             "guid" => &mut self.guid,
             "x_request_id" => &mut self.x_request_id,
             "auth" => &mut self.auth,
