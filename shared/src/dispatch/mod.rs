@@ -25,7 +25,7 @@ pub(crate) struct Call<'a> {
     /// The resolved route; `None` when the snapshot is not loaded or lacks the fixed route.
     pub route: Option<&'a Arc<Route>>,
     /// Why `route` is `None`, as the `-32603` detail (CONTRACT X8).
-    pub route_unavailable: &'a str,
+    pub unavailable_reason: &'a str,
     pub correlation: &'a Correlation,
     pub caller: &'a CallerHeaders,
     /// The invocation deadline, when the platform gives one (CONTRACT X7).

@@ -115,7 +115,7 @@ pub(super) async fn handle<I: ToolInvoker>(
         Some(_) => return error(ErrorObject::invalid_params("'arguments' must be an object")),
     };
     let Some(route) = call.route else {
-        return error(ErrorObject::internal_error(call.route_unavailable));
+        return error(ErrorObject::internal_error(call.unavailable_reason));
     };
     let tool = match route.tool(name) {
         None => {
@@ -144,12 +144,12 @@ pub(super) async fn handle<I: ToolInvoker>(
     };
     let started = Instant::now();
     let answer = invoker.invoke(request).await;
-    let search_time_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-    tool_use.latency_ms = Some(search_time_ms);
-    let mut result = map_tool_answer(answer, search_time_ms, tool.result_shape());
+    let tool_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    tool_use.tool_ms = Some(tool_ms);
+    let mut result = map_tool_answer(answer, tool_ms, tool.result_shape());
     let mut body = encode_response(id, &result);
     if body.len() > call.config.max_response_bytes {
-        result = oversized_result(call.config.max_response_bytes, search_time_ms);
+        result = oversized_result(call.config.max_response_bytes, tool_ms);
         body = encode_response(id, &result);
     }
     MethodOutcome::Result {

@@ -18,6 +18,6 @@ pub(super) fn handle(
     }
     match call.route {
         Some(route) => result(encode_response(id, &route.tools_list_result())),
-        None => MethodOutcome::Error(ErrorObject::internal_error(call.route_unavailable)),
+        None => MethodOutcome::Error(ErrorObject::internal_error(call.unavailable_reason)),
     }
 }

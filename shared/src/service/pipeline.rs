@@ -119,11 +119,11 @@ impl<I: ToolInvoker> Gateway<I> {
             return Reply::Accepted;
         };
 
-        let (route, route_unavailable) = self.resolve_route(route_key, snapshot);
+        let (route, unavailable_reason) = self.resolve_route(route_key, snapshot);
         let call = Call {
             config,
             route,
-            route_unavailable: &route_unavailable,
+            unavailable_reason: &unavailable_reason,
             correlation,
             caller: &caller,
             deadline: context.deadline,

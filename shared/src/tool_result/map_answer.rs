@@ -116,7 +116,7 @@ fn json_result(text: &str, output_schema: Option<&jsonschema::Validator>, ms: u6
             structured_content: Some(compact.clone()),
             content: Content::Text(compact),
             is_error: false,
-            search_time_ms: ms,
+            tool_ms: ms,
         },
     }
 }
@@ -144,7 +144,7 @@ fn native_result(text: &str, output_schema: Option<&jsonschema::Validator>, ms: 
         content: Content::Blocks(native.blocks),
         structured_content: native.structured.as_ref().map(Value::to_string),
         is_error: native.is_error,
-        search_time_ms: ms,
+        tool_ms: ms,
     }
 }
 
@@ -171,10 +171,10 @@ fn status_text(status: http::StatusCode, text: &str) -> String {
 #[must_use]
 pub fn map_tool_answer(
     answer: Result<ToolResponse, InvokeError>,
-    search_time_ms: u64,
+    tool_ms: u64,
     shape: ResultShape<'_>,
 ) -> CallResult {
-    let ms = search_time_ms;
+    let ms = tool_ms;
     let response = match answer {
         Err(error) => return CallResult::text(error.to_string(), true, ms),
         Ok(response) => response,
@@ -194,13 +194,13 @@ pub fn map_tool_answer(
 /// The `isError` result that replaces an answer too large for the gateway's own response
 /// (`MCP_MAX_RESPONSE_BYTES`, CONTRACT X6).
 #[must_use]
-pub fn oversized_result(limit_bytes: usize, search_time_ms: u64) -> CallResult {
+pub fn oversized_result(limit_bytes: usize, tool_ms: u64) -> CallResult {
     CallResult::text(
         format!(
             "Tool Service response is too large: the tool result would exceed the gateway's {limit_bytes}-byte response limit"
         ),
         true,
-        search_time_ms,
+        tool_ms,
     )
 }
 

@@ -27,19 +27,20 @@ pub struct CallResult {
     pub structured_content: Option<String>,
     /// `isError`: `false` for a usable answer, `true` for every execution failure.
     pub is_error: bool,
-    /// Whole milliseconds the Tool Service call took (`_meta.searchTime`).
-    pub search_time_ms: u64,
+    /// Whole milliseconds the Tool Service call took: `_meta.searchTime` here, `tool_ms` in the
+    /// usage event (the same span, CONTRACT X5, U1).
+    pub tool_ms: u64,
 }
 
 impl CallResult {
     /// A result with one text block and no `structuredContent`.
     #[must_use]
-    pub fn text(text: impl Into<String>, is_error: bool, search_time_ms: u64) -> Self {
+    pub fn text(text: impl Into<String>, is_error: bool, tool_ms: u64) -> Self {
         Self {
             content: Content::Text(text.into()),
             structured_content: None,
             is_error,
-            search_time_ms,
+            tool_ms,
         }
     }
 
@@ -140,7 +141,7 @@ impl Serialize for Blocks<'_> {
 impl Serialize for CallResult {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(None)?;
-        map.serialize_entry("content", &Blocks(&self.content, self.search_time_ms))?;
+        map.serialize_entry("content", &Blocks(&self.content, self.tool_ms))?;
         if let Some(structured) = &self.structured_content {
             let raw: &RawValue =
                 serde_json::from_str(structured).map_err(serde::ser::Error::custom)?;
@@ -179,7 +180,7 @@ mod tests {
             ]),
             structured_content: Some(r#"{"n":1.50}"#.into()),
             is_error: false,
-            search_time_ms: 3,
+            tool_ms: 3,
         };
         assert_eq!(
             serde_json::to_string(&r).unwrap(),

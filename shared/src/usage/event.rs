@@ -46,14 +46,15 @@ impl Outcome {
 }
 
 /// The tool part of a `tools/call`: its name once read, and the Tool Service call's duration
-/// once the call was made. A request that never reached a Tool Service has no `latency_ms`, so
+/// once the call was made. A request that never reached a Tool Service has no `tool_ms`, so
 /// it is never counted as tool use.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ToolUse {
     /// `params.name` of a `tools/call`.
     pub name: Option<String>,
-    /// Whole milliseconds the Tool Service call took (`searchTime`), when it was made.
-    pub latency_ms: Option<u64>,
+    /// Whole milliseconds the Tool Service call took, when it was made: the usage event's
+    /// `tool_ms`, the result's `searchTime` (CONTRACT U1, X5).
+    pub tool_ms: Option<u64>,
 }
 
 /// The fields of one usage event, filled in as the request moves through the checks.
@@ -125,7 +126,7 @@ impl UsageEvent {
             route_checked = self.route_checked,
             method = self.method.as_deref().map(capped),
             tool = self.tool.name.as_deref().map(capped),
-            tool_ms = self.tool.latency_ms,
+            tool_ms = self.tool.tool_ms,
             outcome = self.outcome.label(),
             status = self.status,
             code,

@@ -144,7 +144,7 @@ mod tests {
         event.method = Some("tools/call".into());
         event.tool = ToolUse {
             name: Some("search_documents".into()),
-            latency_ms: Some(3),
+            tool_ms: Some(3),
         };
         let lines = lines_of(|| {
             event.emit(Duration::from_millis(9));
