@@ -3,10 +3,11 @@
 //! origin or a request without `Origin`; H1 (`OPTIONS` without preflight headers stays `405`),
 //! H5, A2 (a preflight needs no credential), A8 (429), A10 (the root metadata form).
 
-use gateway_tests::auth::AuthHarness;
+use gateway_tests::auth::{AuthHarness, Issuer, IssuerKey, oauth_harness_with};
 use gateway_tests::{Answer, Harness, VERSION, request, rpc};
 use http::StatusCode;
 use mcp_gateway::Config;
+use mcp_gateway::auth::AuthMode;
 use serde_json::{Value, json};
 
 const APP: &str = "http://app.example";
@@ -249,4 +250,101 @@ async fn h9_the_preflight_answer_needs_no_protocol_version() {
     sent.push((VERSION.0, "1999-01-01".into()));
     let answer = options(&h, "/mcp/core", &sent).await;
     assert_eq!(answer.status, StatusCode::NO_CONTENT);
+}
+
+#[tokio::test]
+async fn a10_h9_a_metadata_path_admits_a_get_preflight_and_its_document_varies_by_origin() {
+    let rsa = IssuerKey::rsa("rsa-1");
+    let issuer = Issuer::start(&[&rsa]).await;
+    let h = oauth_harness_with(config(), AuthMode::OAuth, &issuer, &[]).await;
+    let path = "/.well-known/oauth-protected-resource/mcp/core";
+    let answer = options(
+        &h.harness,
+        path,
+        &preflight(APP, "GET", Some("mcp-protocol-version")),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::NO_CONTENT);
+    assert_eq!(answer.header("access-control-allow-methods"), Some("GET"));
+    assert_cors(&answer, APP);
+    let post = options(&h.harness, path, &preflight(APP, "POST", None)).await;
+    assert_eq!(post.status, StatusCode::FORBIDDEN);
+    assert_eq!(
+        post.json()["error"]["message"],
+        "CORS preflight refused: method POST is not allowed"
+    );
+    // The cacheable document varies by Origin, with and without one (H10, A10).
+    let from_app = h
+        .harness
+        .send(request("GET", path, &[("origin", APP)], ""))
+        .await;
+    assert_eq!(from_app.status, StatusCode::OK);
+    assert_cors(&from_app, APP);
+    assert_eq!(from_app.headers.get_all("vary").iter().count(), 1);
+    let plain = h.harness.send(request("GET", path, &[], "")).await;
+    assert_eq!(plain.header("vary"), Some("Origin"));
+    assert_eq!(plain.header("access-control-allow-origin"), None);
+    // A path under the prefix that the deployment does not answer is no preflight target.
+    let other = options(
+        &h.harness,
+        "/.well-known/oauth-protected-resource/other",
+        &preflight(APP, "GET", None),
+    )
+    .await;
+    other.assert_http_error(404, "not_found");
+}
+
+#[tokio::test]
+async fn h9_without_oauth_the_metadata_path_is_no_preflight_target() {
+    let h = Harness::with_config(config()).await;
+    for path in [
+        "/.well-known/oauth-protected-resource/mcp/core",
+        "/.well-known/oauth-protected-resourceEVIL",
+    ] {
+        let answer = options(&h, path, &preflight(APP, "GET", None)).await;
+        answer.assert_http_error(404, "not_found");
+        assert_cors(&answer, APP);
+    }
+}
+
+#[tokio::test]
+async fn h9_requested_names_must_be_header_names_and_the_refusal_quotes_the_first() {
+    let h = Harness::with_config(config()).await;
+    for (requested, message) in [
+        (
+            "mcp-param-a b",
+            "CORS preflight refused: header mcp-param-a b is not allowed",
+        ),
+        (
+            "x-api-key, h\u{e9}ader",
+            "CORS preflight refused: header x-api-key is not allowed",
+        ),
+    ] {
+        let mut headers = http::HeaderMap::new();
+        headers.insert("origin", APP.parse().unwrap());
+        headers.insert("access-control-request-method", "POST".parse().unwrap());
+        headers.insert(
+            "access-control-request-headers",
+            http::HeaderValue::from_bytes(requested.as_bytes()).unwrap(),
+        );
+        let mut built = request("OPTIONS", "/mcp/core", &[], "");
+        *built.headers_mut() = headers;
+        let answer = h.send(built).await;
+        assert_eq!(answer.status, StatusCode::FORBIDDEN, "{requested}");
+        assert_eq!(answer.json()["error"]["message"], message);
+    }
+    let long = format!("mcp-param-{}", "p".repeat(200));
+    let answer = options(&h, "/mcp/core", &preflight(APP, "POST", Some(&long))).await;
+    assert_eq!(answer.status, StatusCode::FORBIDDEN);
+    let message = answer.json()["error"]["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        message,
+        format!(
+            "CORS preflight refused: header {} is not allowed",
+            &long[..64]
+        )
+    );
 }

@@ -447,6 +447,17 @@ pub async fn oauth_harness(
     issuer: &Issuer,
     required_scopes: &[&str],
 ) -> AuthHarness {
+    oauth_harness_with(Config::fixed_defaults(), mode, issuer, required_scopes).await
+}
+
+/// [`oauth_harness`] over `config` (a fixed deployment at `/mcp/core`, e.g. with allowed
+/// origins).
+pub async fn oauth_harness_with(
+    config: Config,
+    mode: AuthMode,
+    issuer: &Issuer,
+    required_scopes: &[&str],
+) -> AuthHarness {
     let store = fresh_store().await;
     let clock = ManualClock::at(system_now());
     let oauth = issuer.config(required_scopes);
@@ -470,7 +481,7 @@ pub async fn oauth_harness(
         clock.epoch_clock(),
     );
     AuthHarness {
-        harness: harness_with_auth(Config::fixed_defaults(), auth).await,
+        harness: harness_with_auth(config, auth).await,
         store,
         clock,
     }

@@ -1143,4 +1143,31 @@ fn h9_u1_a_preflight_is_answered_by_the_binary_and_logged_as_a_preflight() {
     assert_eq!(usage[0]["status"], 204);
     assert_eq!(usage[0]["outcome"], "ok");
     assert_eq!(usage[0]["FailedRequests"], 0);
+
+    // A preflight that H5 refuses is logged as a preflight too.
+    let refused_id = format!("{request_id}-foreign");
+    let status = Command::new("curl")
+        .args([
+            "-s",
+            "-o",
+            "/dev/null",
+            "-w",
+            "%{http_code}",
+            "-X",
+            "OPTIONS",
+            &server.url("/mcp/core"),
+            "-H",
+            "Origin: http://evil.example",
+            "-H",
+            "Access-Control-Request-Method: POST",
+            "-H",
+            &format!("x-request-id: {refused_id}"),
+        ])
+        .output()
+        .expect("curl runs");
+    assert_eq!(String::from_utf8_lossy(&status.stdout), "403");
+    let usage = server.usage_events(&refused_id, 1);
+    assert_eq!(usage.len(), 1, "{usage:?}");
+    assert_eq!(usage[0]["cors"], "preflight");
+    assert_eq!(usage[0]["rejection"], "origin_not_allowed");
 }

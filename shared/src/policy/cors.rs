@@ -38,11 +38,19 @@ pub const EXPOSED_HEADERS: &str =
 /// lower (Chromium at 7,200 s).
 pub const PREFLIGHT_MAX_AGE_S: u32 = 7_200;
 
-/// What an admitted preflight answers with (CONTRACT H9): the `Access-Control-Allow-Headers`
-/// value, the requested headers echoed (`None` when none were requested).
+/// Longest requested header name a preflight admits, in bytes (CONTRACT H9).
+pub const MAX_REQUESTED_HEADER_BYTES: usize = 128;
+
+/// Longest method or header name quoted in a refusal, in characters (CONTRACT H9).
+const MAX_QUOTED_NAME_CHARS: usize = 64;
+
+/// What an admitted preflight answers with (CONTRACT H9).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Preflight {
-    /// The requested headers as sent, when every one is a header the gateway reads.
+    /// `Access-Control-Allow-Methods`: the one method the path answers.
+    pub allow_method: &'static str,
+    /// `Access-Control-Allow-Headers`: the requested names in the order sent, joined by `, `;
+    /// `None` when none were requested.
     pub allow_headers: Option<HeaderValue>,
 }
 
@@ -56,34 +64,40 @@ pub fn is_preflight(method: &Method, headers: &HeaderMap) -> bool {
         && headers.contains_key(header::ACCESS_CONTROL_REQUEST_METHOD)
 }
 
-/// CONTRACT H9: a preflight from an allowed origin is admitted when it asks for `POST` and for
-/// headers the gateway reads only (names compared case-insensitively).
+/// CONTRACT H9: a preflight from an allowed origin is admitted when it asks for `method` (the
+/// one method its path answers: `POST` on the endpoint, `GET` on a metadata path) and for
+/// headers the gateway reads only (names compared case-insensitively; each a valid header name
+/// of at most [`MAX_REQUESTED_HEADER_BYTES`]).
 ///
 /// # Errors
 /// [`HttpRejection::PreflightRefused`] naming the method or the first header refused.
-pub fn check_preflight(headers: &HeaderMap) -> Result<Preflight, HttpRejection> {
-    for method in headers.get_all(header::ACCESS_CONTROL_REQUEST_METHOD) {
-        if method.as_bytes() != b"POST" {
-            let method = String::from_utf8_lossy(method.as_bytes());
+pub fn check_preflight(
+    headers: &HeaderMap,
+    method: &'static str,
+) -> Result<Preflight, HttpRejection> {
+    for requested in headers.get_all(header::ACCESS_CONTROL_REQUEST_METHOD) {
+        if requested.as_bytes() != method.as_bytes() {
             return Err(HttpRejection::PreflightRefused {
-                refused: format!("method {}", printable(&method)),
+                refused: format!("method {}", quoted(requested.as_bytes())),
             });
         }
     }
     let mut requested = Vec::new();
     for value in headers.get_all(header::ACCESS_CONTROL_REQUEST_HEADERS) {
-        let Ok(list) = value.to_str() else {
-            return Err(HttpRejection::PreflightRefused {
-                refused: "a header name that is not ASCII".into(),
-            });
-        };
-        for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-            if !is_read_header(name) {
-                return Err(HttpRejection::PreflightRefused {
-                    refused: format!("header {}", printable(name)),
-                });
+        let names = value
+            .as_bytes()
+            .split(|&b| b == b',')
+            .map(<[u8]>::trim_ascii)
+            .filter(|name| !name.is_empty());
+        for name in names {
+            match std::str::from_utf8(name) {
+                Ok(name) if is_read_header(name) => requested.push(name),
+                _ => {
+                    return Err(HttpRejection::PreflightRefused {
+                        refused: format!("header {}", quoted(name)),
+                    });
+                }
             }
-            requested.push(name);
         }
     }
     let allow_headers = if requested.is_empty() {
@@ -91,7 +105,10 @@ pub fn check_preflight(headers: &HeaderMap) -> Result<Preflight, HttpRejection> 
     } else {
         HeaderValue::from_str(&requested.join(", ")).ok()
     };
-    Ok(Preflight { allow_headers })
+    Ok(Preflight {
+        allow_method: method,
+        allow_headers,
+    })
 }
 
 /// CONTRACT H10: the `Origin` to echo in `Access-Control-Allow-Origin`, exactly as sent, when the
@@ -101,8 +118,15 @@ pub fn allowed_origin(headers: &HeaderMap) -> Option<HeaderValue> {
     headers.get(header::ORIGIN).cloned()
 }
 
-/// Whether `name` is a header the gateway reads (CONTRACT H9), case-insensitively.
+/// Whether `name` is a header the gateway reads (CONTRACT H9), case-insensitively: one of
+/// [`READ_HEADERS`], or `mcp-param-` followed by a valid header name, at most
+/// [`MAX_REQUESTED_HEADER_BYTES`] in all.
 fn is_read_header(name: &str) -> bool {
+    if name.len() > MAX_REQUESTED_HEADER_BYTES
+        || http::HeaderName::from_bytes(name.as_bytes()).is_err()
+    {
+        return false;
+    }
     let lower = name.to_ascii_lowercase();
     READ_HEADERS.contains(&lower.as_str())
         || lower
@@ -110,17 +134,23 @@ fn is_read_header(name: &str) -> bool {
             .is_some_and(|rest| !rest.is_empty())
 }
 
-/// A client-chosen name for an error message: printable ASCII only, at most 64 bytes.
-fn printable(text: &str) -> String {
-    text.chars()
+/// A client-chosen name for a refusal: as sent, but for characters outside printable ASCII
+/// (left out) and cut at [`MAX_QUOTED_NAME_CHARS`].
+fn quoted(name: &[u8]) -> String {
+    String::from_utf8_lossy(name)
+        .chars()
         .filter(|c| c.is_ascii_graphic() || *c == ' ')
-        .take(64)
+        .take(MAX_QUOTED_NAME_CHARS)
         .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn check_preflight_post(headers: &HeaderMap) -> Result<Preflight, HttpRejection> {
+        check_preflight(headers, "POST")
+    }
 
     fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
         let mut map = HeaderMap::new();
@@ -149,7 +179,7 @@ mod tests {
 
     #[test]
     fn h9_requested_headers_are_echoed_when_the_gateway_reads_each() {
-        let admitted = check_preflight(&headers(&[
+        let admitted = check_preflight_post(&headers(&[
             ("access-control-request-method", "POST"),
             (
                 "access-control-request-headers",
@@ -161,7 +191,7 @@ mod tests {
             admitted.allow_headers.unwrap(),
             "Content-Type, MCP-Protocol-Version, mcp-param-region"
         );
-        let refused = check_preflight(&headers(&[
+        let refused = check_preflight_post(&headers(&[
             ("access-control-request-method", "POST"),
             ("access-control-request-headers", "content-type, x-api-key"),
         ]));
@@ -172,11 +202,23 @@ mod tests {
             })
         );
         assert_eq!(
-            check_preflight(&headers(&[("access-control-request-method", "PUT")])),
+            check_preflight_post(&headers(&[("access-control-request-method", "PUT")])),
             Err(HttpRejection::PreflightRefused {
                 refused: "method PUT".into()
             })
         );
         assert!(!is_read_header("mcp-param-"));
+        assert!(!is_read_header("mcp-param-a b"));
+        assert!(!is_read_header(&format!("mcp-param-{}", "p".repeat(128))));
+        let first_refused = check_preflight_post(&headers(&[
+            ("access-control-request-method", "POST"),
+            ("access-control-request-headers", "x-api-key, guid, x-other"),
+        ]));
+        assert_eq!(
+            first_refused,
+            Err(HttpRejection::PreflightRefused {
+                refused: "header x-api-key".into()
+            })
+        );
     }
 }

@@ -11,8 +11,8 @@ mod rejection;
 
 pub use caller::{CallerHeaders, Correlation, check_caller_headers, correlation};
 pub use cors::{
-    EXPOSED_HEADERS, MCP_PARAM_PREFIX, PREFLIGHT_MAX_AGE_S, Preflight, READ_HEADERS,
-    allowed_origin, check_preflight, is_preflight,
+    EXPOSED_HEADERS, MAX_REQUESTED_HEADER_BYTES, MCP_PARAM_PREFIX, PREFLIGHT_MAX_AGE_S, Preflight,
+    READ_HEADERS, allowed_origin, check_preflight, is_preflight,
 };
 pub use http_checks::{
     check_accept, check_body_size, check_content_type, check_host, check_method, check_origin,

@@ -10,7 +10,7 @@ use http::request::Parts;
 
 use super::respond::Reply;
 use super::{Gateway, InvocationContext, RequestBody};
-use crate::auth::{AuthRecord, Authenticator, WELL_KNOWN_PREFIX};
+use crate::auth::{AuthRecord, Authenticator};
 use crate::config::RoutingMode;
 use crate::dispatch::{Call, MethodOutcome, dispatch};
 use crate::invoke::ToolInvoker;
@@ -31,6 +31,10 @@ impl<I: ToolInvoker> Gateway<I> {
     ) -> Reply {
         let config = &self.config;
         let headers = &parts.headers;
+        let is_preflight = policy::is_preflight(&parts.method, headers);
+        if is_preflight {
+            usage.cors = Some("preflight");
+        }
         let checks = policy::check_origin(headers, &config.allowed_origins).and_then(|()| {
             policy::check_host(headers, &parts.uri, config.allowed_hosts.as_deref())
         });
@@ -39,9 +43,8 @@ impl<I: ToolInvoker> Gateway<I> {
         }
         // CONTRACT H9: before authentication (browsers send no credential on a preflight) and
         // every other check; it never reaches a method.
-        if policy::is_preflight(&parts.method, headers) && self.serves(parts.uri.path()) {
-            usage.cors = Some("preflight");
-            return match policy::check_preflight(headers) {
+        if is_preflight && let Some(method) = self.answered_method(parts.uri.path()) {
+            return match policy::check_preflight(headers, method) {
                 Ok(preflight) => Reply::Preflight(preflight),
                 Err(rejection) => Reply::Rejected(rejection.into()),
             };
@@ -153,11 +156,16 @@ impl<I: ToolInvoker> Gateway<I> {
         }
     }
 
-    /// Whether `path` is one this deployment answers: inside the endpoint path (CONTRACT P6) or
-    /// a protected-resource metadata path (A10).
-    fn serves(&self, path: &str) -> bool {
-        route_target(&self.config.endpoint_path, self.config.routing, path).is_some()
-            || path.starts_with(WELL_KNOWN_PREFIX)
+    /// The one method `path` answers, `None` for a path this deployment does not serve: `POST`
+    /// inside the endpoint path (CONTRACT H1, P6), `GET` on a metadata path it answers in the
+    /// OAuth modes (A10).
+    fn answered_method(&self, path: &str) -> Option<&'static str> {
+        if route_target(&self.config.endpoint_path, self.config.routing, path).is_some() {
+            return Some("POST");
+        }
+        let auth = self.auth.as_ref()?;
+        let resource = auth.resource().filter(|_| auth.mode().accepts_oauth())?;
+        resource.metadata_route(path).map(|_| "GET")
     }
 
     /// The authentication chain (after Host, before the method check): the protected-resource

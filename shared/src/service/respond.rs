@@ -81,7 +81,7 @@ impl<I> Gateway<I> {
             Reply::Preflight(preflight) => {
                 builder = builder
                     .status(StatusCode::NO_CONTENT)
-                    .header(header::ACCESS_CONTROL_ALLOW_METHODS, "POST")
+                    .header(header::ACCESS_CONTROL_ALLOW_METHODS, preflight.allow_method)
                     .header(header::ACCESS_CONTROL_MAX_AGE, PREFLIGHT_MAX_AGE_S);
                 if let Some(requested) = preflight.allow_headers {
                     builder = builder.header(header::ACCESS_CONTROL_ALLOW_HEADERS, requested);
@@ -96,14 +96,21 @@ impl<I> Gateway<I> {
                 builder = builder
                     .status(StatusCode::OK)
                     .header(header::CONTENT_TYPE, json)
-                    .header(header::CACHE_CONTROL, "public, max-age=300");
+                    .header(header::CACHE_CONTROL, "public, max-age=300")
+                    // A cacheable answer: a shared cache keeps one copy per Origin (A10, H10).
+                    .header(header::VARY, "Origin");
                 document
             }
         };
         if let Some(origin) = origin {
+            if builder
+                .headers_ref()
+                .is_none_or(|headers| !headers.contains_key(header::VARY))
+            {
+                builder = builder.header(header::VARY, "Origin");
+            }
             builder = builder
                 .header(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin)
-                .header(header::VARY, "Origin")
                 .header(header::ACCESS_CONTROL_EXPOSE_HEADERS, EXPOSED_HEADERS);
         }
         builder = builder
