@@ -1,4 +1,4 @@
-//! Golden exchanges (CONTRACT L1, L2, L3, T1, X2, X5, X6, H4, and the tool result formats of the
+//! Golden exchanges (CONTRACT L1, L2, L3, T1, X2, X5, X6, H4, N3, N4, and the tool result formats of the
 //! README: `structuredContent` from an `outputSchema`, MCP-native results): each
 //! `tests/golden/*.json` holds a request, what the Tool Service answers, and the expected
 //! response, compared as JSON values.
@@ -153,6 +153,9 @@ golden!(
     tools_call_mcp_native_malformed_answer_is_an_is_error_result,
     tools_call_mcp_native_structured_content_matching_the_output_schema_passes_through,
     tools_call_mcp_native_answer_without_structured_content_for_an_output_schema_is_an_is_error_result,
+    modern_server_discover_answers_versions_capabilities_and_server_info,
+    modern_tools_list_adds_result_type_server_info_and_cache_fields,
+    modern_tools_call_is_one_request_with_the_legacy_result_and_modern_fields,
 );
 
 #[test]

@@ -451,3 +451,98 @@ async fn a6_with_token_auth_http_api_events_get_the_401_challenge_or_are_served_
         Some(r#"Bearer realm="mcp", error="invalid_token""#)
     );
 }
+
+/// A modern `tools/call` body (CONTRACT N): the envelope in `params._meta`.
+fn modern_call_body(id: i64) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+        "name": "search_documents",
+        "arguments": {"query": "vacation"},
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}
+        }
+    }})
+    .to_string()
+}
+
+async fn expect_one_modern_search(h: &Harness) {
+    Mock::given(method("POST"))
+        .and(path("/search"))
+        .and(body_json(json!({"query": "vacation"})))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!([{"id": "DOC-1"}])))
+        .expect(1)
+        .mount(&h.tool_service)
+        .await;
+}
+
+#[track_caller]
+fn assert_modern_call_result(reply: &Reply, id: i64) {
+    assert_eq!(reply.status, 200, "{}", reply.text);
+    reply.assert_json_with_correlation();
+    assert!(reply.header("mcp-session-id").is_none(), "N2: no session");
+    let body = reply.json();
+    assert_eq!(body["id"], id);
+    assert_eq!(body["result"]["isError"], false, "{body}");
+    assert_eq!(body["result"]["resultType"], "complete", "{body}");
+    assert_eq!(
+        body["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "core-tools"
+    );
+    assert_eq!(body["result"]["content"][0]["text"], r#"[{"id":"DOC-1"}]"#);
+}
+
+#[tokio::test]
+async fn n2_http_api_event_serves_a_modern_tools_call_in_one_request() {
+    let h = Harness::fixed().await;
+    expect_one_modern_search(&h).await;
+    let mut event = fixture("apigw-v2-default-stage.json");
+    let headers = event["headers"].as_object_mut().unwrap();
+    headers.remove("content-length");
+    headers.insert("mcp-protocol-version".into(), json!("2026-07-28"));
+    headers.insert("mcp-method".into(), json!("tools/call"));
+    headers.insert("mcp-name".into(), json!("search_documents"));
+    event["body"] = json!(modern_call_body(7));
+    let reply = serve(&h, parse(&event)).await;
+    assert_modern_call_result(&reply, 7);
+    // The sent Mcp-Session-Id is ignored: not forwarded (CONTRACT N2); employee-no is (X4).
+    let received = h.tool_service.received_requests().await.unwrap();
+    assert!(received[0].headers.get("mcp-session-id").is_none());
+    assert_eq!(
+        received[0].headers.get("employee-no").unwrap(),
+        "ZW5jcnlwdGVkLTAwMQ=="
+    );
+}
+
+#[tokio::test]
+async fn n2_rest_api_event_serves_a_modern_tools_call_and_answers_its_errors_with_400() {
+    let h = Harness::fixed().await;
+    expect_one_modern_search(&h).await;
+    let modern_event = |with_name: bool| {
+        let mut event = fixture("apigw-v1-stage-post.json");
+        let mut pairs = vec![
+            ("Mcp-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "tools/call"),
+        ];
+        if with_name {
+            pairs.push(("Mcp-Name", "search_documents"));
+        }
+        for (name, value) in pairs {
+            event["headers"][name] = json!(value);
+            event["multiValueHeaders"][name] = json!([value]);
+        }
+        event["body"] = json!(modern_call_body(8));
+        event
+    };
+    let reply = serve(&h, parse(&modern_event(true))).await;
+    assert_modern_call_result(&reply, 8);
+    let reply = serve(&h, parse(&modern_event(false))).await;
+    assert_eq!(reply.status, 400, "{}", reply.text);
+    reply.assert_json_with_correlation();
+    let body = reply.json();
+    assert_eq!(body["id"], 8);
+    assert_eq!(body["error"]["code"], -32020);
+    assert_eq!(
+        body["error"]["message"],
+        "Header mismatch: Mcp-Name header is required"
+    );
+}

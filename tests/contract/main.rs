@@ -11,6 +11,7 @@ mod hostile_input;
 mod lambda_deadline;
 mod lambda_events;
 mod manifests;
+mod modern;
 mod registry;
 mod rejections;
 mod sources;

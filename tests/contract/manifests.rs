@@ -147,3 +147,142 @@ fn r5_table_of_invalid_manifests_with_their_json_path_messages() {
         );
     }
 }
+
+/// A single-route manifest with one tool whose `inputSchema` is `schema`.
+fn with_input_schema(schema: &Value) -> Value {
+    json!({"manifestVersion": 1, "routes": [{"routeKey": "core", "tools": [{
+        "name": "t",
+        "inputSchema": schema,
+        "_meta": {"endpoint": "https://tools.example/t"}
+    }]}]})
+}
+
+#[test]
+fn n6_x_mcp_header_on_top_level_string_integer_and_boolean_properties_is_valid() {
+    let schema = json!({"type": "object", "properties": {
+        "region": {"type": "string", "x-mcp-header": "Region"},
+        "shard": {"type": "integer", "x-mcp-header": "Shard-Id"},
+        "dry": {"type": "boolean", "x-mcp-header": "x!#$%&'*+.^_`|~1"},
+        "x-mcp-header": {"type": "object", "properties": {"a": {"type": "string"}}},
+        "note": {"type": "string", "default": {"x-mcp-header": "data, not an annotation"}}
+    }});
+    let snapshot = compile_manifest(&with_input_schema(&schema)).unwrap();
+    let route = snapshot.route("core").unwrap();
+    let Some(mcp_gateway::registry::ToolLookup::Active(tool)) = route.tool("t") else {
+        panic!("tool t is active");
+    };
+    let headers: Vec<(&str, &str)> = tool
+        .header_params
+        .iter()
+        .map(|p| (p.property.as_str(), p.header.as_str()))
+        .collect();
+    assert_eq!(
+        headers,
+        [
+            ("region", "mcp-param-region"),
+            ("shard", "mcp-param-shard-id"),
+            ("dry", "mcp-param-x!#$%&'*+.^_`|~1"),
+        ]
+    );
+}
+
+#[test]
+fn n6_invalid_x_mcp_header_annotations_make_the_manifest_invalid() {
+    let at = "routes[0].tools[0].inputSchema";
+    let cases = [
+        (
+            json!({"a": {"type": "string", "x-mcp-header": ""}}),
+            format!("{at}.properties.a.x-mcp-header: must be a non-empty HTTP header token"),
+        ),
+        (
+            json!({"a": {"type": "string", "x-mcp-header": "Re gion"}}),
+            format!("{at}.properties.a.x-mcp-header: must be a non-empty HTTP header token"),
+        ),
+        (
+            json!({"a": {"type": "string", "x-mcp-header": "Ré"}}),
+            format!("{at}.properties.a.x-mcp-header: must be a non-empty HTTP header token"),
+        ),
+        (
+            json!({"a": {"type": "string", "x-mcp-header": 7}}),
+            format!("{at}.properties.a.x-mcp-header: must be a non-empty HTTP header token"),
+        ),
+        (
+            json!({"a": {"type": "number", "x-mcp-header": "A"}}),
+            format!(
+                "{at}.properties.a.x-mcp-header: may only annotate a property of type string, integer or boolean"
+            ),
+        ),
+        (
+            json!({"a": {"type": ["string", "null"], "x-mcp-header": "A"}}),
+            format!(
+                "{at}.properties.a.x-mcp-header: may only annotate a property of type string, integer or boolean"
+            ),
+        ),
+        (
+            json!({"a": {"x-mcp-header": "A"}}),
+            format!(
+                "{at}.properties.a.x-mcp-header: may only annotate a property of type string, integer or boolean"
+            ),
+        ),
+        (
+            json!({"a": {"type": "string", "x-mcp-header": "Region"},
+                   "b": {"type": "string", "x-mcp-header": "REGION"}}),
+            format!(
+                "{at}.properties.b.x-mcp-header: 'REGION' is used twice in this tool (case-insensitively)"
+            ),
+        ),
+        (
+            json!({"o": {"type": "object", "properties": {"a": {"type": "string", "x-mcp-header": "A"}}}}),
+            format!(
+                "{at}.properties.o.properties.a.x-mcp-header: may only annotate a top-level property of the inputSchema"
+            ),
+        ),
+        (
+            json!({"l": {"type": "array", "items": {"type": "string", "x-mcp-header": "A"}}}),
+            format!(
+                "{at}.properties.l.items.x-mcp-header: may only annotate a top-level property of the inputSchema"
+            ),
+        ),
+        (
+            json!({"u": {"anyOf": [{"type": "string", "x-mcp-header": "A"}]}}),
+            format!(
+                "{at}.properties.u.anyOf.0.x-mcp-header: may only annotate a top-level property of the inputSchema"
+            ),
+        ),
+    ];
+    for (properties, expected) in cases {
+        let schema = json!({"type": "object", "properties": properties});
+        let problems: Vec<String> = compile_manifest(&with_input_schema(&schema))
+            .expect_err(&expected)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert!(
+            problems.iter().any(|p| p.starts_with(&expected)),
+            "expected {expected:?} in {problems:?}"
+        );
+    }
+    // On the root itself and under $defs, too.
+    for (schema, expected) in [
+        (
+            json!({"type": "object", "x-mcp-header": "A"}),
+            format!("{at}.x-mcp-header: may only annotate a top-level property of the inputSchema"),
+        ),
+        (
+            json!({"type": "object", "$defs": {"d": {"type": "string", "x-mcp-header": "A"}}}),
+            format!(
+                "{at}.$defs.d.x-mcp-header: may only annotate a top-level property of the inputSchema"
+            ),
+        ),
+    ] {
+        let problems: Vec<String> = compile_manifest(&with_input_schema(&schema))
+            .expect_err(&expected)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert!(
+            problems.iter().any(|p| p.starts_with(&expected)),
+            "expected {expected:?} in {problems:?}"
+        );
+    }
+}

@@ -258,7 +258,8 @@ async fn h4_missing_version_on_every_non_initialize_message_is_400() {
 #[tokio::test]
 async fn h4_unsupported_version_is_400_and_header_name_is_case_insensitive() {
     let h = Harness::fixed().await;
-    for version in ["2025-06-18", "2026-07-28", "2025-11-25 beta"] {
+    // A later date (2026-07-28) makes the request modern (CONTRACT N1): see modern.rs.
+    for version in ["2025-06-18", "2025-11-25 beta", "2025-11-24"] {
         let answer = h
             .send(request(
                 "POST",

@@ -124,9 +124,15 @@ impl Harness {
 
     /// A deployment with any configuration over [`manifest`].
     pub async fn with_config(config: Config) -> Self {
+        Self::with_manifest(config, |_| {}).await
+    }
+
+    /// A deployment with any configuration over [`manifest`] as `edit` changes it.
+    pub async fn with_manifest(config: Config, edit: impl FnOnce(&mut Value)) -> Self {
         let tool_service = MockServer::start().await;
-        let snapshot =
-            compile_manifest(&manifest(&tool_service.uri())).expect("test manifest compiles");
+        let mut document = manifest(&tool_service.uri());
+        edit(&mut document);
+        let snapshot = compile_manifest(&document).expect("test manifest compiles");
         let gateway = Gateway::new(config, Ok(snapshot), HttpInvoker::new().expect("client"));
         Self {
             gateway: Arc::new(gateway),

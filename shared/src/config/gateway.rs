@@ -1,8 +1,8 @@
 //! The gateway's [`Config`]: one field per `MCP_*` variable, the defaults of a fixed and of a
 //! dynamic deployment, and [`Config::from_env_with`] over a lookup (STYLE 8).
 
-use super::{AuthConfig, Profile, RegistrySource, RoutingMode};
-use crate::protocol::ProtocolVersion;
+use super::{AuthConfig, AuthMode, Profile, RegistrySource, RoutingMode};
+use crate::protocol::{Era, ProtocolVersion};
 
 /// A missing or malformed configuration variable.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -21,8 +21,12 @@ pub struct Config {
     pub endpoint_path: String,
     /// `MCP_ROUTING`: `fixed` or `dynamic` (CONTRACT P1).
     pub routing: RoutingMode,
-    /// `MCP_SUPPORTED_PROTOCOL_VERSIONS`: comma-separated, default `2025-11-25` (CONTRACT H4).
-    pub supported_protocol_versions: Vec<String>,
+    /// `MCP_SUPPORTED_PROTOCOL_VERSIONS`: comma-separated versions of both eras, default
+    /// `2025-11-25,2026-07-28`; at least one legacy version (CONTRACT H4, N5).
+    pub supported_protocol_versions: Vec<ProtocolVersion>,
+    /// `MCP_LIST_TTL_MS`: `ttlMs` of modern `tools/list` and `server/discover` results, in ms,
+    /// default 300,000; `0` allowed (CONTRACT N3, N4).
+    pub list_ttl_ms: u64,
     /// `MCP_ALLOWED_ORIGINS`: comma-separated exact origins, default empty (CONTRACT H5).
     pub allowed_origins: Vec<String>,
     /// `MCP_ALLOWED_HOSTS`: comma-separated host names (any port) or `host:port`; unset means
@@ -73,7 +77,8 @@ impl Config {
         Self {
             endpoint_path: "/mcp/core".into(),
             routing: RoutingMode::Fixed,
-            supported_protocol_versions: vec![ProtocolVersion::V2025_11_25.as_str().into()],
+            supported_protocol_versions: ProtocolVersion::ALL.to_vec(),
+            list_ttl_ms: 300_000,
             allowed_origins: Vec::new(),
             allowed_hosts: None,
             max_request_bytes: MIB,
@@ -90,6 +95,28 @@ impl Config {
             tool_connect_timeout_ms: 3_000,
             tool_proxy: None,
             auth: AuthConfig::default(),
+        }
+    }
+
+    /// The served versions of `era`, in configuration order: the `supportedVersions` of H4's
+    /// body (legacy) and of `server/discover` and `-32022` (modern) (CONTRACT H4, N3, N5).
+    #[must_use]
+    pub fn versions_of(&self, era: Era) -> Vec<&'static str> {
+        self.supported_protocol_versions
+            .iter()
+            .filter(|v| v.era() == era)
+            .map(|v| v.as_str())
+            .collect()
+    }
+
+    /// `cacheScope` of modern cacheable results: `public` when `MCP_AUTH=none`, `private`
+    /// otherwise (CONTRACT N4).
+    #[must_use]
+    pub fn cache_scope(&self) -> &'static str {
+        if self.auth.mode == AuthMode::None {
+            "public"
+        } else {
+            "private"
         }
     }
 
@@ -135,20 +162,16 @@ impl Config {
             };
         }
         if let Some(list) = get("MCP_SUPPORTED_PROTOCOL_VERSIONS") {
-            let versions = split_list(&list);
-            if let Some(unknown) = versions
-                .iter()
-                .find(|v| ProtocolVersion::from_wire(v).is_none())
-            {
-                return Err(bad(
-                    "MCP_SUPPORTED_PROTOCOL_VERSIONS",
-                    format!("'{unknown}' is not a version this build serves"),
-                ));
-            }
-            if versions.is_empty() {
-                return Err(bad("MCP_SUPPORTED_PROTOCOL_VERSIONS", "empty list".into()));
-            }
-            config.supported_protocol_versions = versions;
+            config.supported_protocol_versions = supported_versions(&list)
+                .map_err(|reason| bad("MCP_SUPPORTED_PROTOCOL_VERSIONS", reason))?;
+        }
+        if let Some(raw) = get("MCP_LIST_TTL_MS") {
+            config.list_ttl_ms = raw.trim().parse().map_err(|_| {
+                bad(
+                    "MCP_LIST_TTL_MS",
+                    format!("'{raw}' is not a whole number of ms"),
+                )
+            })?;
         }
         if let Some(list) = lookup("MCP_ALLOWED_ORIGINS") {
             config.allowed_origins = split_list(&list);
@@ -251,6 +274,31 @@ fn split_list(list: &str) -> Vec<String> {
 ///
 /// # Errors
 /// A [`ConfigError`] naming `variable` when its value is not a positive whole number.
+/// CONTRACT H4, N5: a list of versions this build serves, at least one of the legacy era
+/// (`initialize` answers 2025-11-25, so a deployment without one could not serve it).
+fn supported_versions(list: &str) -> Result<Vec<ProtocolVersion>, String> {
+    let mut versions = Vec::new();
+    for wire in split_list(list) {
+        let version = ProtocolVersion::from_wire(&wire)
+            .ok_or_else(|| format!("'{wire}' is not a version this build serves"))?;
+        if !versions.contains(&version) {
+            versions.push(version);
+        }
+    }
+    if !versions.iter().any(|v| v.era() == Era::Legacy) {
+        return Err(format!(
+            "must name a version of the legacy era ({})",
+            ProtocolVersion::ALL
+                .iter()
+                .filter(|v| v.era() == Era::Legacy)
+                .map(|v| v.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    Ok(versions)
+}
+
 pub(super) fn read_number<T: std::str::FromStr + PartialOrd + Default>(
     get: &impl Fn(&str) -> Option<String>,
     variable: &'static str,

@@ -19,38 +19,22 @@ struct InitializeResult<'a> {
     instructions: Option<&'a str>,
 }
 
+/// `capabilities` of `initialize` and `server/discover`: tools, whose list never changes
+/// while an instance is warm (CONTRACT L1, N3).
 #[derive(Serialize)]
-struct Capabilities {
-    tools: ToolsCapability,
+pub(super) struct Capabilities {
+    pub(super) tools: ToolsCapability,
 }
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct ToolsCapability {
-    list_changed: bool,
-}
-
-/// `serverInfo` when no route is loaded: the gateway itself.
-fn gateway_server_info() -> ServerInfo {
-    ServerInfo {
-        name: "mcp-gateway".into(),
-        title: "MCP gateway".into(),
-        version: env!("CARGO_PKG_VERSION").into(),
-    }
+pub(super) struct ToolsCapability {
+    pub(super) list_changed: bool,
 }
 
 pub(super) fn handle(call: &Call<'_>, id: &RequestId) -> MethodOutcome {
-    let fallback;
-    let server_info = if let Some(route) = call.route {
-        &route.server
-    } else {
-        fallback = gateway_server_info();
-        &fallback
-    };
-    let instructions = call
-        .route
-        .and_then(|r| r.instructions.as_deref())
-        .or(call.config.instructions.as_deref());
+    let server_info = call.server_info();
+    let instructions = call.instructions();
     let result = InitializeResult {
         protocol_version: LATEST_PROTOCOL_VERSION,
         capabilities: Capabilities {
@@ -58,7 +42,7 @@ pub(super) fn handle(call: &Call<'_>, id: &RequestId) -> MethodOutcome {
                 list_changed: false,
             },
         },
-        server_info,
+        server_info: &server_info,
         instructions,
     };
     MethodOutcome::Result {

@@ -1,6 +1,7 @@
 //! Method dispatch: one exhaustive `match` on the method name, one module per method
-//! (STYLE 6; CONTRACT E4, L, T, X).
+//! (STYLE 6; CONTRACT E4, L, T, X, N3, N4).
 
+mod discover;
 mod initialize;
 mod ping;
 mod tools_call;
@@ -10,13 +11,14 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use bytes::Bytes;
+use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::config::Config;
 use crate::invoke::ToolInvoker;
 use crate::policy::{CallerHeaders, Correlation};
-use crate::protocol::{ErrorObject, ProtocolVersion, RequestId, methods};
-use crate::registry::Route;
+use crate::protocol::{Era, ErrorObject, META_SERVER_INFO, RequestId, encode_response, methods};
+use crate::registry::{Route, ServerInfo};
 use crate::usage::ToolUse;
 
 /// Everything a method handler may read about the request it serves.
@@ -30,12 +32,86 @@ pub(crate) struct Call<'a> {
     pub caller: &'a CallerHeaders,
     /// The invocation deadline, when the platform gives one (CONTRACT X7).
     pub deadline: Option<Instant>,
-    /// The version the request speaks; `None` for `initialize` (CONTRACT H4).
-    #[expect(
-        dead_code,
-        reason = "carried for version-specific shapes (STYLE 9); one version today"
-    )]
-    pub version: Option<ProtocolVersion>,
+    /// The era the request speaks: which methods it may call and which fields its results
+    /// carry (CONTRACT N1, N4).
+    pub era: Era,
+}
+
+impl Call<'_> {
+    /// `serverInfo`: the route's server, or the gateway itself when no route is loaded
+    /// (CONTRACT L1, N4).
+    fn server_info(&self) -> std::borrow::Cow<'_, ServerInfo> {
+        match self.route {
+            Some(route) => std::borrow::Cow::Borrowed(&route.server),
+            None => std::borrow::Cow::Owned(ServerInfo {
+                name: "mcp-gateway".into(),
+                title: "MCP gateway".into(),
+                version: env!("CARGO_PKG_VERSION").into(),
+            }),
+        }
+    }
+
+    /// `instructions`: the route's, else `MCP_INSTRUCTIONS` (CONTRACT L1, N3).
+    fn instructions(&self) -> Option<&str> {
+        self.route
+            .and_then(|r| r.instructions.as_deref())
+            .or(self.config.instructions.as_deref())
+    }
+
+    /// Encodes a whole response body around `result`, with the fields the request's era adds
+    /// (CONTRACT N4): none for the legacy era, whose bytes stay exactly as before;
+    /// `resultType` and `_meta["io.modelcontextprotocol/serverInfo"]` for the modern era, and
+    /// `ttlMs` and `cacheScope` on a `cacheable` result.
+    fn encode<R: Serialize>(&self, id: &RequestId, result: &R, cacheable: bool) -> Bytes {
+        let fields = self.era.result_fields();
+        if !(fields.result_type || fields.server_info || fields.cache) {
+            return encode_response(id, result);
+        }
+        let server_info = self.server_info();
+        let cache = fields.cache && cacheable;
+        encode_response(
+            id,
+            &EraResult {
+                result,
+                result_type: fields.result_type.then_some("complete"),
+                meta: fields.server_info.then(|| ServerInfoMeta {
+                    server_info: &server_info,
+                }),
+                ttl_ms: cache.then_some(self.config.list_ttl_ms),
+                cache_scope: cache.then(|| self.config.cache_scope()),
+            },
+        )
+    }
+}
+
+/// A result with the fields of CONTRACT N4 after its own.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct EraResult<'a, R: Serialize> {
+    #[serde(flatten)]
+    result: &'a R,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result_type: Option<&'static str>,
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    meta: Option<ServerInfoMeta<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ttl_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cache_scope: Option<&'static str>,
+}
+
+/// `{"io.modelcontextprotocol/serverInfo": {name, title, version}}` (CONTRACT N4).
+struct ServerInfoMeta<'a> {
+    server_info: &'a ServerInfo,
+}
+
+impl Serialize for ServerInfoMeta<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(1))?;
+        map.serialize_entry(META_SERVER_INFO, self.server_info)?;
+        map.end()
+    }
 }
 
 /// What a method produced.
@@ -62,7 +138,11 @@ pub(crate) async fn dispatch<I: ToolInvoker>(
     params: Option<&Map<String, Value>>,
     tool: &mut ToolUse,
 ) -> MethodOutcome {
+    if !call.era.serves(method) {
+        return MethodOutcome::Error(ErrorObject::method_not_found(method));
+    }
     match method {
+        methods::SERVER_DISCOVER => discover::handle(call, id),
         methods::INITIALIZE => initialize::handle(call, id),
         methods::PING => ping::handle(id),
         methods::TOOLS_LIST => tools_list::handle(call, id, params),

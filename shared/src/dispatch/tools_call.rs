@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use super::{Call, MethodOutcome};
 use crate::invoke::{ToolInvoker, ToolRequest};
 use crate::policy::CallerHeaders;
-use crate::protocol::{ErrorObject, RequestId, encode_response};
+use crate::protocol::{ErrorObject, RequestId};
 use crate::registry::{Tool, ToolLookup};
 use crate::text::violation_message;
 use crate::tool_result::{map_tool_answer, oversized_result};
@@ -147,10 +147,10 @@ pub(super) async fn handle<I: ToolInvoker>(
     let tool_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     tool_use.tool_ms = Some(tool_ms);
     let mut result = map_tool_answer(answer, tool_ms, tool.result_shape());
-    let mut body = encode_response(id, &result);
+    let mut body = call.encode(id, &result, false);
     if body.len() > call.config.max_response_bytes {
         result = oversized_result(call.config.max_response_bytes, tool_ms);
-        body = encode_response(id, &result);
+        body = call.encode(id, &result, false);
     }
     MethodOutcome::Result {
         body,

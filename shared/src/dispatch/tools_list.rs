@@ -1,9 +1,10 @@
-//! `tools/list`: the route's pre-serialized public tool list, one page (CONTRACT T1, T2, X8).
+//! `tools/list`: the route's pre-serialized public tool list, one page, cacheable in the modern
+//! era (CONTRACT T1, T2, X8, N4).
 
 use serde_json::{Map, Value};
 
 use super::{Call, MethodOutcome, result};
-use crate::protocol::{ErrorObject, RequestId, encode_response};
+use crate::protocol::{ErrorObject, RequestId};
 
 pub(super) fn handle(
     call: &Call<'_>,
@@ -17,7 +18,7 @@ pub(super) fn handle(
         return MethodOutcome::Error(ErrorObject::invalid_params("cursor is not supported"));
     }
     match call.route {
-        Some(route) => result(encode_response(id, &route.tools_list_result())),
+        Some(route) => result(call.encode(id, &route.tools_list_result(), true)),
         None => MethodOutcome::Error(ErrorObject::internal_error(call.unavailable_reason)),
     }
 }

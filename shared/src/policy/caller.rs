@@ -6,7 +6,7 @@
 
 use http::{HeaderMap, HeaderValue};
 
-use crate::protocol::ErrorObject;
+use crate::protocol::{Era, ErrorObject};
 
 /// Header names, lower case.
 pub(crate) mod names {
@@ -92,13 +92,15 @@ pub struct CallerHeaders {
     pub virtual_employee_no: Option<HeaderValue>,
 }
 
-/// CONTRACT C4, C5: every present caller header must be well formed and appear once.
+/// CONTRACT C4, C5: every present caller header must be well formed and appear once. In the
+/// modern era `mcp-session-id` is ignored: neither checked nor forwarded (CONTRACT N2).
 ///
 /// # Errors
 /// `-32600` naming the header, never its value:
 /// `Invalid Request: header '<name>' must be ...`.
-pub fn check_caller_headers(headers: &HeaderMap) -> Result<CallerHeaders, ErrorObject> {
+pub fn check_caller_headers(headers: &HeaderMap, era: Era) -> Result<CallerHeaders, ErrorObject> {
     type Check = fn(&HeaderValue) -> bool;
+    let session_header = era.result_fields().session_header;
     let rules: [(&str, Check, &str); 5] = [
         (names::GUID, is_guid, "a UUID"),
         (
@@ -124,6 +126,9 @@ pub fn check_caller_headers(headers: &HeaderMap) -> Result<CallerHeaders, ErrorO
     ];
     let mut values: [Option<HeaderValue>; 5] = Default::default();
     for ((name, check, shape), slot) in rules.iter().zip(values.iter_mut()) {
+        if *name == names::SESSION_ID && !session_header {
+            continue;
+        }
         let value = single(headers, name).map_err(|()| {
             ErrorObject::invalid_request(&format!("header '{name}' must be sent at most once"))
         })?;

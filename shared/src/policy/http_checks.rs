@@ -3,6 +3,7 @@
 use http::{HeaderMap, Method, header};
 
 use super::HttpRejection;
+use crate::protocol::{Era, ProtocolVersion};
 
 /// CONTRACT H5: a present `Origin` must be one of `allowed` (exact match); none passes. When
 /// several `Origin` headers arrive, every one must be allowed.
@@ -149,14 +150,25 @@ pub fn check_accept(headers: &HeaderMap) -> Result<(), HttpRejection> {
 /// The `MCP-Protocol-Version` header name (matched case-insensitively).
 pub(crate) const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
 
-/// CONTRACT H4: every non-initialize message carries exactly one supported version.
+/// CONTRACT N1: the era the `MCP-Protocol-Version` header names (its first value); legacy
+/// without one. A body whose `params._meta` names a version is modern whatever this says.
+#[must_use]
+pub fn header_era(headers: &HeaderMap) -> Era {
+    headers
+        .get(PROTOCOL_VERSION_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .map_or(Era::Legacy, Era::of_header_value)
+}
+
+/// CONTRACT H4: every non-initialize legacy message carries exactly one supported version of
+/// the legacy era (a modern version makes the request modern, N1).
 ///
 /// # Errors
 /// [`HttpRejection::MissingProtocolVersion`] or [`HttpRejection::UnsupportedProtocolVersion`].
-pub fn check_protocol_version<'a>(
-    headers: &'a HeaderMap,
-    supported: &[String],
-) -> Result<&'a str, HttpRejection> {
+pub fn check_protocol_version(
+    headers: &HeaderMap,
+    supported: &[ProtocolVersion],
+) -> Result<ProtocolVersion, HttpRejection> {
     let mut values = headers.get_all(PROTOCOL_VERSION_HEADER).iter();
     let value = values.next().ok_or(HttpRejection::MissingProtocolVersion)?;
     if values.next().is_some() {
@@ -168,11 +180,11 @@ pub fn check_protocol_version<'a>(
     if value.is_empty() {
         return Err(HttpRejection::MissingProtocolVersion);
     }
-    if supported.iter().any(|s| s == value) {
-        Ok(value)
-    } else {
-        Err(HttpRejection::UnsupportedProtocolVersion)
-    }
+    supported
+        .iter()
+        .copied()
+        .find(|v| v.era() == Era::Legacy && v.as_str() == value)
+        .ok_or(HttpRejection::UnsupportedProtocolVersion)
 }
 
 #[cfg(test)]
@@ -305,13 +317,21 @@ mod tests {
 
     #[test]
     fn h4_protocol_version_is_compared_exactly() {
-        let supported = vec!["2025-11-25".to_string()];
+        let supported = ProtocolVersion::ALL;
         assert_eq!(
             check_protocol_version(
                 &headers(&[("MCP-Protocol-Version", "2025-11-25")]),
                 &supported
             ),
-            Ok("2025-11-25")
+            Ok(ProtocolVersion::V2025_11_25)
+        );
+        // A modern version never passes H4: such a request takes the modern path (N1).
+        assert_eq!(
+            check_protocol_version(
+                &headers(&[("MCP-Protocol-Version", "2026-07-28")]),
+                &supported
+            ),
+            Err(HttpRejection::UnsupportedProtocolVersion)
         );
         assert_eq!(
             check_protocol_version(&HeaderMap::new(), &supported),

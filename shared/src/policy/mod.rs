@@ -1,4 +1,4 @@
-//! HTTP policy and caller headers as pure predicates over request parts (CONTRACT H, C; STYLE 5).
+//! HTTP policy and caller headers as pure predicates over request parts (CONTRACT H, C, N2; STYLE 5).
 //!
 //! Each check returns `Result<_, Rejection>`; the rejection declares its HTTP status and body next
 //! to its definition in `rejection`.
@@ -7,6 +7,7 @@ mod auth_rejection;
 mod caller;
 mod cors;
 mod http_checks;
+mod mirrored;
 mod rejection;
 
 pub use caller::{CallerHeaders, Correlation, check_caller_headers, correlation};
@@ -16,6 +17,7 @@ pub use cors::{
 };
 pub use http_checks::{
     check_accept, check_body_size, check_content_type, check_host, check_method, check_origin,
-    check_protocol_version,
+    check_protocol_version, header_era,
 };
+pub use mirrored::{MirroredFields, check_mirrored_headers};
 pub use rejection::{AuthRejection, HttpRejection, Rejection};

@@ -127,10 +127,11 @@ impl HttpRejection {
     /// The JSON body.
     ///
     /// - H5/H6/H9: a JSON-RPC error object, `id` null, `-32600` (CONTRACT H5, H9).
-    /// - H4: `{"error", "message", "supportedVersions", "guid"}` (CONTRACT H4).
+    /// - H4: `{"error", "message", "supportedVersions", "guid"}`, the legacy versions served
+    ///   (CONTRACT H4, N5).
     /// - the others: `{"error", "message", "guid"}`.
     #[must_use]
-    pub fn body(&self, guid: &str, supported_versions: &[String]) -> Bytes {
+    pub fn body(&self, guid: &str, supported_versions: &[&str]) -> Bytes {
         let value = match self {
             Self::OriginNotAllowed | Self::HostNotAllowed | Self::PreflightRefused { .. } => {
                 let error = ErrorObject::invalid_request_exact(self.message()).with_guid(guid);
@@ -200,7 +201,7 @@ impl Rejection {
 
     /// The JSON body; `supported_versions` goes into the H4 body.
     #[must_use]
-    pub fn body(&self, guid: &str, supported_versions: &[String]) -> Bytes {
+    pub fn body(&self, guid: &str, supported_versions: &[&str]) -> Bytes {
         match self {
             Self::Http(rejection) => rejection.body(guid, supported_versions),
             Self::Auth(rejection) => rejection.body(guid),

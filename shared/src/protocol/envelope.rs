@@ -5,6 +5,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::ErrorObject;
+use super::version::META_PROTOCOL_VERSION;
 
 /// A JSON-RPC request id: a string or an integer, echoed exactly (CONTRACT E2).
 ///
@@ -61,6 +62,9 @@ pub struct EnvelopeError {
     pub error: Box<ErrorObject>,
     /// The request id when one could be read, else `None` (answered as `null`).
     pub id: Option<RequestId>,
+    /// Whether the body's `params._meta` names a protocol version, which makes the request
+    /// modern (CONTRACT N1).
+    pub declares_version: bool,
 }
 
 /// Parses a request body.
@@ -73,6 +77,7 @@ pub fn parse_message(body: &[u8]) -> Result<Message, EnvelopeError> {
     let value: Value = serde_json::from_slice(body).map_err(|_| EnvelopeError {
         error: Box::new(ErrorObject::parse_error()),
         id: None,
+        declares_version: false,
     })?;
     let object = match value {
         Value::Object(object) => object,
@@ -81,6 +86,10 @@ pub fn parse_message(body: &[u8]) -> Result<Message, EnvelopeError> {
     };
     let raw_id = object.get("id");
     let id = raw_id.and_then(RequestId::from_value);
+    let invalid = |id: Option<RequestId>, detail: &str| EnvelopeError {
+        declares_version: declared_version(object.get("params")).is_some(),
+        ..invalid(id, detail)
+    };
 
     if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
         return Err(invalid(id, "'jsonrpc' must be \"2.0\""));
@@ -116,7 +125,15 @@ fn invalid(id: Option<RequestId>, detail: &str) -> EnvelopeError {
     EnvelopeError {
         error: Box::new(ErrorObject::invalid_request(detail)),
         id,
+        declares_version: false,
     }
+}
+
+/// `params._meta["io.modelcontextprotocol/protocolVersion"]` when `params` carries one, of any
+/// JSON type: its presence makes a request modern (CONTRACT N1).
+#[must_use]
+pub fn declared_version(params: Option<&Value>) -> Option<&Value> {
+    params?.get("_meta")?.get(META_PROTOCOL_VERSION)
 }
 
 #[cfg(test)]

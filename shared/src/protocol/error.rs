@@ -20,6 +20,11 @@ impl ErrorCode {
     pub const INVALID_PARAMS: Self = Self(-32602);
     /// `-32603`: the server cannot serve the request (CONTRACT X3, X8).
     pub const INTERNAL_ERROR: Self = Self(-32603);
+    /// `-32020` `HeaderMismatch`: a mirrored header is missing or differs from the body
+    /// (CONTRACT N2; MCP 2026-07-28 basic/transports/streamable-http).
+    pub const HEADER_MISMATCH: Self = Self(-32020);
+    /// `-32022` `UnsupportedProtocolVersion` (CONTRACT N2; MCP 2026-07-28 schema).
+    pub const UNSUPPORTED_PROTOCOL_VERSION: Self = Self(-32022);
 }
 
 /// A JSON-RPC error object: `{"code", "message", "data"?}`.
@@ -98,6 +103,44 @@ impl ErrorObject {
             ErrorCode::INTERNAL_ERROR,
             format!("Internal error: {detail}"),
         )
+    }
+
+    /// `-32020 Header mismatch: <detail>` (CONTRACT N2).
+    #[must_use]
+    pub fn header_mismatch(detail: &str) -> Self {
+        Self::new(
+            ErrorCode::HEADER_MISMATCH,
+            format!("Header mismatch: {detail}"),
+        )
+    }
+
+    /// `-32022 Unsupported protocol version` with `data: {"supported": [...], "requested":
+    /// "<version>"}` (CONTRACT N2, N3).
+    #[must_use]
+    pub fn unsupported_protocol_version(supported: &[&str], requested: &str) -> Self {
+        Self::new(
+            ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
+            "Unsupported protocol version",
+        )
+        .with_versions(supported, requested)
+    }
+
+    /// `-32600 Invalid Request: unsupported protocol version` with the same `data` as
+    /// `-32022`, listing the legacy versions: the answer of a deployment that serves no modern
+    /// version, so that an auto-negotiating client falls back to `initialize` (CONTRACT N5).
+    #[must_use]
+    pub fn no_modern_version(supported: &[&str], requested: &str) -> Self {
+        Self::invalid_request("unsupported protocol version").with_versions(supported, requested)
+    }
+
+    fn with_versions(mut self, supported: &[&str], requested: &str) -> Self {
+        self.data.insert(
+            "supported".into(),
+            Value::Array(supported.iter().map(|v| Value::from(*v)).collect()),
+        );
+        self.data
+            .insert("requested".into(), Value::String(requested.into()));
+        self
     }
 
     /// Adds `data.guid` (CONTRACT E5, C1).

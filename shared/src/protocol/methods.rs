@@ -10,3 +10,5 @@ pub const TOOLS_LIST: &str = "tools/list";
 pub const TOOLS_CALL: &str = "tools/call";
 /// `notifications/initialized` (CONTRACT L3).
 pub const NOTIFICATION_INITIALIZED: &str = "notifications/initialized";
+/// `server/discover` (MCP 2026-07-28 server/discover, CONTRACT N3); modern era only.
+pub const SERVER_DISCOVER: &str = "server/discover";

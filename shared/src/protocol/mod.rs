@@ -1,5 +1,5 @@
-//! JSON-RPC 2.0 and MCP 2025-11-25 protocol types: error objects, the message envelope, method
-//! names and protocol versions (CONTRACT E, H4, L1).
+//! JSON-RPC 2.0 and MCP protocol types: error objects, the message envelope, method names,
+//! protocol versions and their eras (CONTRACT E, H4, L1, N).
 
 mod envelope;
 mod error;
@@ -7,7 +7,10 @@ pub mod methods;
 mod response;
 mod version;
 
-pub use envelope::{Message, RequestId, parse_message};
+pub use envelope::{Message, RequestId, declared_version, parse_message};
 pub use error::{ErrorCode, ErrorObject};
 pub use response::{ResponsePayload, encode_error, encode_response};
-pub use version::{LATEST_PROTOCOL_VERSION, ProtocolVersion};
+pub use version::{
+    Era, LATEST_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION,
+    META_SERVER_INFO, ProtocolVersion, ResultFields,
+};

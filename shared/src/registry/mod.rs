@@ -13,7 +13,8 @@ mod state;
 pub use compile::{MAX_TOOL_TIMEOUT_MS, ManifestProblem, compile_manifest, prepare_schema_checks};
 pub use portability::portability_warnings;
 pub use snapshot::{
-    ResultFormat, ResultShape, Route, ServerInfo, Snapshot, Tool, ToolLookup, ToolsListResult,
+    HeaderParam, ResultFormat, ResultShape, Route, ServerInfo, Snapshot, Tool, ToolLookup,
+    ToolsListResult,
 };
 pub use source::{
     BakedSource, FileSource, HttpSource, LoadLimits, RegistryError, S3Source, SnapshotSource,

@@ -38,6 +38,33 @@ pub struct Tool {
     pub output_validator: Option<jsonschema::Validator>,
     /// How the Tool Service answers are read (`_meta.resultFormat`).
     pub result_format: ResultFormat,
+    /// The `inputSchema` properties annotated `x-mcp-header`, whose values a modern
+    /// `tools/call` repeats in `Mcp-Param-<Name>` headers (CONTRACT N2, N6).
+    pub header_params: Vec<HeaderParam>,
+}
+
+/// One `x-mcp-header` annotation of a tool's `inputSchema` (CONTRACT N6; MCP 2026-07-28
+/// server/tools "x-mcp-header").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeaderParam {
+    /// The top-level property (argument) name.
+    pub property: String,
+    /// The header name, lower case: `mcp-param-<name>`.
+    pub header: String,
+    /// The header name as the annotation spells it, for messages: `Mcp-Param-<Name>`.
+    pub display: String,
+}
+
+impl HeaderParam {
+    /// The header of `property` annotated `"x-mcp-header": "<name>"`.
+    #[must_use]
+    pub fn new(property: &str, name: &str) -> Self {
+        Self {
+            property: property.into(),
+            header: format!("mcp-param-{}", name.to_ascii_lowercase()),
+            display: format!("Mcp-Param-{name}"),
+        }
+    }
 }
 
 impl Tool {

@@ -6,9 +6,11 @@
 //!
 //! - `gateway`: the [`Gateway`] and [`Gateway::handle`];
 //! - `pipeline`: the order of checks, up to the method's dispatch;
+//! - `modern`: the checks of a modern (2026-07-28 era) request (CONTRACT N2, N5);
 //! - `respond`: the one mapping of an outcome to a response.
 
 mod gateway;
+mod modern;
 mod pipeline;
 mod respond;
 

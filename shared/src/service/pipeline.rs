@@ -1,13 +1,15 @@
 //! The pipeline of one request, in the order CONTRACT "Order of checks" gives: Origin (H5) and
 //! Host (H6), authentication (A2), the path (P6), method, size, media types (H1–H3, H7), the
-//! envelope (E), the route key (P3, P4), caller headers (C), the protocol version (H4) and the
-//! method's dispatch. Every outcome is a [`Reply`]; [`super::respond`] makes it a response.
+//! envelope (E), the route key (P3, P4), caller headers (C), the protocol version (H4) or the
+//! modern checks (N2), and the method's dispatch. Every outcome is a [`Reply`]; [`super::respond`] makes it a response.
 
 use std::sync::Arc;
 
 use bytes::Bytes;
+use http::StatusCode;
 use http::request::Parts;
 
+use super::modern::{self, ModernRequest};
 use super::respond::Reply;
 use super::{Gateway, InvocationContext, RequestBody};
 use crate::auth::{AuthRecord, Authenticator};
@@ -15,7 +17,7 @@ use crate::config::RoutingMode;
 use crate::dispatch::{Call, MethodOutcome, dispatch};
 use crate::invoke::ToolInvoker;
 use crate::policy::{self, Correlation, HttpRejection};
-use crate::protocol::{Message, ProtocolVersion, methods, parse_message};
+use crate::protocol::{Era, META_PROTOCOL_VERSION, Message, methods, parse_message};
 use crate::registry::{Route, Snapshot};
 use crate::routing::{RouteKeyError, RouteTarget, fixed_route_key, route_target};
 use crate::usage::{Outcome, UsageEvent};
@@ -31,6 +33,10 @@ impl<I: ToolInvoker> Gateway<I> {
     ) -> Reply {
         let config = &self.config;
         let headers = &parts.headers;
+        // CONTRACT N1, N7: the header tells the era of every request, the body refines it for a
+        // POST it can read.
+        let header_era = policy::header_era(headers);
+        usage.era = Some(header_era);
         let is_preflight = policy::is_preflight(&parts.method, headers);
         if is_preflight {
             usage.cors = Some("preflight");
@@ -75,9 +81,16 @@ impl<I: ToolInvoker> Gateway<I> {
         let message = match parse_message(&body) {
             Ok(message) => message,
             Err(e) => {
+                let era = if e.declares_version {
+                    Era::Modern
+                } else {
+                    header_era
+                };
+                usage.era = Some(era);
                 return Reply::Rpc {
                     id: e.id,
                     error: *e.error,
+                    status: envelope_status(era),
                 };
             }
         };
@@ -86,10 +99,21 @@ impl<I: ToolInvoker> Gateway<I> {
             Message::Notification { method } => (None, Some(method), None),
             Message::Response => (None, None, None),
         };
+        let era = if params
+            .as_ref()
+            .and_then(|p| p.get("_meta"))
+            .is_some_and(|meta| meta.get(META_PROTOCOL_VERSION).is_some())
+        {
+            Era::Modern
+        } else {
+            header_era
+        };
+        usage.era = Some(era);
         usage.method.clone_from(&method);
         let rpc_error = |error| Reply::Rpc {
             id: id.clone(),
             error,
+            status: StatusCode::OK,
         };
 
         // A request (not a notification) may make the one retry load of CONTRACT R4.
@@ -105,24 +129,46 @@ impl<I: ToolInvoker> Gateway<I> {
         usage.route = Some(route_key.to_string());
         // Without a snapshot a dynamic route key is well-formed but unchecked (CONTRACT P3).
         usage.route_checked = config.routing == RoutingMode::Fixed || snapshot.is_some();
-        let caller = match policy::check_caller_headers(headers) {
+        let caller = match policy::check_caller_headers(headers, era) {
             Ok(caller) => caller,
             Err(error) => return rpc_error(error),
         };
-        let is_initialize = method.as_deref() == Some(methods::INITIALIZE);
-        let version = if is_initialize {
-            None
-        } else {
-            match policy::check_protocol_version(headers, &config.supported_protocol_versions) {
-                Ok(v) => ProtocolVersion::from_wire(v),
-                Err(rejection) => return Reply::Rejected(rejection.into()),
+        let (route, unavailable_reason) = self.resolve_route(route_key, snapshot);
+        match era {
+            Era::Legacy => {
+                let is_initialize = method.as_deref() == Some(methods::INITIALIZE);
+                if !is_initialize {
+                    match policy::check_protocol_version(
+                        headers,
+                        &config.supported_protocol_versions,
+                    ) {
+                        Ok(version) => usage.protocol_version = Some(version.as_str().into()),
+                        Err(rejection) => return Reply::Rejected(rejection.into()),
+                    }
+                }
             }
-        };
+            Era::Modern => {
+                usage.protocol_version = modern::requested_version(headers, params.as_ref());
+                // CONTRACT N2: a notification that passed the checks before the envelope.
+                let (Some(id), Some(method)) = (&id, &method) else {
+                    return Reply::Accepted;
+                };
+                let request = ModernRequest {
+                    headers,
+                    id,
+                    method,
+                    params: params.as_ref(),
+                    route,
+                };
+                if let Some(reply) = modern::admit(config, &request) {
+                    return reply;
+                }
+            }
+        }
         let (Some(id), Some(method)) = (id.clone(), method) else {
             return Reply::Accepted;
         };
 
-        let (route, unavailable_reason) = self.resolve_route(route_key, snapshot);
         let call = Call {
             config,
             route,
@@ -130,7 +176,7 @@ impl<I: ToolInvoker> Gateway<I> {
             correlation,
             caller: &caller,
             deadline: context.deadline,
-            version,
+            era,
         };
         match dispatch(
             &call,
@@ -231,6 +277,15 @@ impl<I: ToolInvoker> Gateway<I> {
             RoutingMode::Dynamic => snapshot.route(key),
         };
         (route, format!("route '{key}' is not in the tool registry"))
+    }
+}
+
+/// The status of an envelope error (E1–E3): 200 in the legacy era, 400 in the modern era
+/// (CONTRACT N2).
+fn envelope_status(era: Era) -> StatusCode {
+    match era {
+        Era::Legacy => StatusCode::OK,
+        Era::Modern => StatusCode::BAD_REQUEST,
     }
 }
 

@@ -8,16 +8,18 @@ use super::Gateway;
 use crate::policy::{
     Correlation, EXPOSED_HEADERS, HttpRejection, PREFLIGHT_MAX_AGE_S, Preflight, Rejection,
 };
-use crate::protocol::{ErrorObject, RequestId, encode_error};
+use crate::protocol::{Era, ErrorObject, RequestId, encode_error};
 use crate::usage::{Outcome, UsageEvent};
 
 /// What the pipeline decided, before it becomes a response.
 pub(super) enum Reply {
     /// A non-200 answer of the rejection table (CONTRACT H, P6, A6–A10).
     Rejected(Rejection),
+    /// A JSON-RPC error object: HTTP 200, or the status of CONTRACT N2 in the modern era.
     Rpc {
         id: Option<RequestId>,
         error: ErrorObject,
+        status: StatusCode,
     },
     Result {
         body: Bytes,
@@ -60,13 +62,11 @@ impl<I> Gateway<I> {
                 for (name, value) in rejection.headers() {
                     builder = builder.header(name, value);
                 }
-                rejection.body(&correlation.guid, &self.config.supported_protocol_versions)
+                rejection.body(&correlation.guid, &self.config.versions_of(Era::Legacy))
             }
-            Reply::Rpc { id, error } => {
+            Reply::Rpc { id, error, status } => {
                 usage.outcome = Outcome::RpcError(error.code.0);
-                builder = builder
-                    .status(StatusCode::OK)
-                    .header(header::CONTENT_TYPE, json);
+                builder = builder.status(status).header(header::CONTENT_TYPE, json);
                 encode_error(id.as_ref(), &error.with_guid(&correlation.guid))
             }
             Reply::Result { body, session_id } => {

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use crate::protocol::Era;
 use crate::text::prefix_within;
 
 /// The `target` of usage events, for log filters.
@@ -79,6 +80,10 @@ pub struct UsageEvent {
     pub guid: String,
     /// The `x-request-id` of the request.
     pub request_id: String,
+    /// `era`: `legacy` or `modern`, once the body (or its header) told (CONTRACT N7).
+    pub era: Option<Era>,
+    /// `protocol_version`: the version the request speaks, when it names one (CONTRACT N7).
+    pub protocol_version: Option<String>,
     /// `cors`: `preflight` for a CORS preflight (CONTRACT H9), which never reaches a method.
     pub cors: Option<&'static str>,
     /// `auth`: the authentication mode, when one is on.
@@ -103,6 +108,8 @@ impl UsageEvent {
             rejection: None,
             guid,
             request_id,
+            era: None,
+            protocol_version: None,
             cors: None,
             auth: None,
             auth_record: crate::auth::AuthRecord::default(),
@@ -110,7 +117,8 @@ impl UsageEvent {
     }
 
     /// Writes the event at `info` level to [`USAGE_TARGET`]: `route`, `route_checked`,
-    /// `method`, `tool`, `tool_ms`, `outcome`, `status`, `code`, `rejection`, `cors`, `duration_ms`,
+    /// `method`, `tool`, `tool_ms`, `outcome`, `status`, `code`, `rejection`, `era`,
+    /// `protocol_version`, `cors`, `duration_ms`,
     /// `guid`, `x_request_id`, and with authentication on `auth`, `auth_outcome`,
     /// `delegation_id`, `retry_after` (seconds). Absent values are left out. With
     /// [`LogFormat::Json`](crate::telemetry::LogFormat::Json) it becomes one EMF document
@@ -131,6 +139,8 @@ impl UsageEvent {
             status = self.status,
             code,
             rejection = self.rejection,
+            era = self.era.map(Era::label),
+            protocol_version = self.protocol_version.as_deref().map(capped),
             cors = self.cors,
             duration_ms = u64::try_from(duration.as_millis()).unwrap_or(u64::MAX),
             guid = self.guid.as_str(),

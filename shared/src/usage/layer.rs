@@ -66,6 +66,9 @@ fn plain_line(record: &UsageRecord, error: &str) -> Vec<u8> {
         "status": record.status,
         "code": record.code,
         "rejection": record.rejection,
+        "era": record.era,
+        "protocol_version": record.protocol_version,
+        "cors": record.cors,
         "duration_ms": record.duration_ms,
         "guid": record.guid,
         "x_request_id": record.x_request_id,
@@ -146,6 +149,8 @@ mod tests {
             name: Some("search_documents".into()),
             tool_ms: Some(3),
         };
+        event.era = Some(crate::protocol::Era::Modern);
+        event.protocol_version = Some("2026-07-28".into());
         let lines = lines_of(|| {
             event.emit(Duration::from_millis(9));
             tracing::info!(target: "mcp_gateway::other", "not a usage event");
@@ -161,6 +166,9 @@ mod tests {
         assert_eq!(doc["duration_ms"], 9);
         assert_eq!(doc["guid"], "0b5e7c0a-1d2e-4f3a-9b8c-7d6e5f4a3b2c");
         assert_eq!(doc["x_request_id"], "req-7");
+        // CONTRACT N7.
+        assert_eq!(doc["era"], "modern");
+        assert_eq!(doc["protocol_version"], "2026-07-28");
         assert_eq!(doc["ToolCalls"], 1);
         assert_eq!(doc["ToolErrors"], 0);
         assert_eq!(doc["Route"], "core");

@@ -3,7 +3,7 @@
 //! U1, C6).
 //!
 //! The document keeps the usage fields (`route`, `method`, `tool`, `outcome`, `status`, `code`,
-//! `rejection`, `cors`, `duration_ms`, `tool_ms`, `guid`, `x_request_id`) as top-level members for
+//! `rejection`, `era`, `protocol_version`, `cors`, `duration_ms`, `tool_ms`, `guid`, `x_request_id`) as top-level members for
 //! CloudWatch Logs Insights, and adds, in namespace [`DEFAULT_NAMESPACE`] unless configured:
 //!
 //! | metric | unit | dimensions |
@@ -77,6 +77,8 @@ impl Entry for Document<'_> {
             ("tool", &r.tool),
             ("outcome", &r.outcome),
             ("rejection", &r.rejection),
+            ("era", &r.era),
+            ("protocol_version", &r.protocol_version),
             ("cors", &r.cors),
             ("guid", &r.guid),
             ("x_request_id", &r.x_request_id),

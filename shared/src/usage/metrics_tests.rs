@@ -20,6 +20,8 @@ fn record() -> UsageRecord {
         duration_ms: Some(15),
         guid: Some("4f1c2a9e-8b7d-4e6f-a5c4-3b2a1f0e9d8c".into()),
         x_request_id: Some("req-1".into()),
+        era: Some("modern".into()),
+        protocol_version: Some("2026-07-28".into()),
         ..UsageRecord::default()
     }
 }
@@ -136,6 +138,8 @@ fn u1_a_tool_call_is_one_emf_document_with_request_and_tool_metrics() {
         ("tool_ms", json!(12)),
         ("guid", json!("4f1c2a9e-8b7d-4e6f-a5c4-3b2a1f0e9d8c")),
         ("x_request_id", json!("req-1")),
+        ("era", json!("modern")),
+        ("protocol_version", json!("2026-07-28")),
     ] {
         assert_eq!(doc[field], value, "{field}: {doc}");
     }
@@ -222,6 +226,8 @@ fn u1_dimension_values_are_bounded_whatever_the_client_sends() {
     assert_eq!(record.method_dimension(), "notification");
     record.method = Some("notifications/initialized".into());
     assert_eq!(record.method_dimension(), "notifications/initialized");
+    record.method = Some("server/discover".into());
+    assert_eq!(record.method_dimension(), "server/discover");
     record.route_checked = false;
     assert_eq!(record.route_dimension(), "none");
     record.outcome = Some("whatever".into());

@@ -25,6 +25,10 @@ pub struct UsageRecord {
     pub code: Option<i64>,
     /// `rejection`: the `error` code of an HTTP rejection.
     pub rejection: Option<String>,
+    /// `era`: `legacy` or `modern` (CONTRACT N7).
+    pub era: Option<String>,
+    /// `protocol_version`: the version the request speaks (CONTRACT N7).
+    pub protocol_version: Option<String>,
     /// `cors`: `preflight` for a CORS preflight (CONTRACT H9).
     pub cors: Option<String>,
     /// `duration_ms`.
@@ -61,6 +65,7 @@ impl UsageRecord {
             None => "none",
             Some(
                 m @ (methods::INITIALIZE
+                | methods::SERVER_DISCOVER
                 | methods::PING
                 | methods::TOOLS_LIST
                 | methods::TOOLS_CALL
@@ -99,6 +104,8 @@ impl tracing::field::Visit for UsageRecord {
             "tool" => &mut self.tool,
             "outcome" => &mut self.outcome,
             "rejection" => &mut self.rejection,
+            "era" => &mut self.era,
+            "protocol_version" => &mut self.protocol_version,
             "cors" => &mut self.cors,
             "guid" => &mut self.guid,
             "x_request_id" => &mut self.x_request_id,

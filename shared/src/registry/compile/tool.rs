@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::problems::{Problems, join, optional_string};
-use crate::registry::{ResultFormat, Tool};
+use crate::registry::{HeaderParam, ResultFormat, Tool};
 
 /// Longest tool timeout a manifest may set, in ms (the Lambda maximum of 15 minutes).
 pub const MAX_TOOL_TIMEOUT_MS: u64 = 900_000;
@@ -50,6 +50,131 @@ fn compile_schema(
     }
 }
 
+/// The annotation that mirrors an argument into `Mcp-Param-<Name>` (MCP 2026-07-28).
+const X_MCP_HEADER: &str = "x-mcp-header";
+
+/// Keywords whose values are data, not schemas: an `x-mcp-header` key inside them is no
+/// annotation.
+const DATA_KEYWORDS: [&str; 4] = ["const", "enum", "default", "examples"];
+
+/// CONTRACT N6: the `x-mcp-header` annotations of an `inputSchema`. Each is a non-empty HTTP
+/// token (RFC 9110 `tchar`), unique in the tool case-insensitively, on a top-level property of
+/// type `string`, `integer` or `boolean`; an annotation anywhere else is a problem.
+fn header_params(schema: &Value, path: &str, problems: &mut Problems) -> Vec<HeaderParam> {
+    let mut params: Vec<HeaderParam> = Vec::new();
+    let properties = schema.get("properties").and_then(Value::as_object);
+    for (name, property) in properties.into_iter().flatten() {
+        let Some(annotation) = property.get(X_MCP_HEADER) else {
+            continue;
+        };
+        let at = join(&join(&join(path, "properties"), name), X_MCP_HEADER);
+        let Some(header) = annotation.as_str().filter(|h| is_token(h)) else {
+            problems.add(
+                &at,
+                "must be a non-empty HTTP header token (letters, digits and !#$%&'*+-.^_`|~)",
+            );
+            continue;
+        };
+        if !matches!(
+            property.get("type").and_then(Value::as_str),
+            Some("string" | "integer" | "boolean")
+        ) {
+            problems.add(
+                &at,
+                "may only annotate a property of type string, integer or boolean",
+            );
+            continue;
+        }
+        let param = HeaderParam::new(name, header);
+        if params.iter().any(|p| p.header == param.header) {
+            problems.add(
+                &at,
+                format!("'{header}' is used twice in this tool (case-insensitively)"),
+            );
+            continue;
+        }
+        params.push(param);
+    }
+    misplaced_annotations(schema, path, true, problems);
+    params
+}
+
+/// Reports every `x-mcp-header` that does not sit on a top-level property (CONTRACT N6).
+fn misplaced_annotations(schema: &Value, path: &str, top: bool, problems: &mut Problems) {
+    match schema {
+        Value::Object(object) => {
+            for (key, value) in object {
+                let at = join(path, key);
+                if DATA_KEYWORDS.contains(&key.as_str()) {
+                    continue;
+                }
+                if key == X_MCP_HEADER {
+                    problems.add(
+                        &at,
+                        "may only annotate a top-level property of the inputSchema",
+                    );
+                } else if key == "properties"
+                    && let Value::Object(properties) = value
+                {
+                    for (name, property) in properties {
+                        let at = join(&at, name);
+                        match property {
+                            // The annotation itself belongs here: check what lies below it.
+                            Value::Object(inner) if top => {
+                                for (key, value) in inner {
+                                    if key != X_MCP_HEADER && !DATA_KEYWORDS.contains(&key.as_str())
+                                    {
+                                        misplaced_annotations(
+                                            value,
+                                            &join(&at, key),
+                                            false,
+                                            problems,
+                                        );
+                                    }
+                                }
+                            }
+                            _ => misplaced_annotations(property, &at, false, problems),
+                        }
+                    }
+                } else {
+                    misplaced_annotations(value, &at, false, problems);
+                }
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                misplaced_annotations(item, &join(path, &i.to_string()), false, problems);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// RFC 9110 `token`: one or more `tchar`.
+fn is_token(value: &str) -> bool {
+    !value.is_empty()
+        && value.bytes().all(|b| {
+            b.is_ascii_alphanumeric()
+                || matches!(
+                    b,
+                    b'!' | b'#'
+                        | b'$'
+                        | b'%'
+                        | b'&'
+                        | b'\''
+                        | b'*'
+                        | b'+'
+                        | b'-'
+                        | b'.'
+                        | b'^'
+                        | b'_'
+                        | b'`'
+                        | b'|'
+                        | b'~'
+                )
+        })
+}
+
 pub(super) fn compile_tool(
     tool: &Value,
     path: &str,
@@ -78,6 +203,10 @@ pub(super) fn compile_tool(
         problems.add(&join(path, "inputSchema"), "is required");
         None
     };
+    let header_params = object
+        .get("inputSchema")
+        .map(|schema| header_params(schema, &join(path, "inputSchema"), problems))
+        .unwrap_or_default();
     let output_validator = object
         .get("outputSchema")
         .and_then(|schema| compile_schema(schema, &join(path, "outputSchema"), problems));
@@ -174,6 +303,7 @@ pub(super) fn compile_tool(
             input_validator: input_validator?,
             output_validator,
             result_format,
+            header_params,
         },
         active,
     ))
