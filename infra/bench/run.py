@@ -70,6 +70,17 @@ CALL_BODY = json.dumps(
     separators=(",", ":"),
 )
 LIST_BODY = '{"jsonrpc":"2.0","id":1,"method":"tools/list"}'
+MODERN_VERSION = "2026-07-28"
+# The same call at MCP 2026-07-28 (CONTRACT N): one request, no handshake, the envelope in
+# params._meta and the mirrored headers.
+MODERN_CALL_BODY = json.dumps(
+    {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+     "params": {"name": "search_documents", "arguments": ARGUMENTS,
+                "_meta": {"io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
+                          "io.modelcontextprotocol/clientCapabilities": {}}}},
+    separators=(",", ":"),
+)
+MODERN_METHOD = "tools/call (2026-07-28)"
 INITIALIZE_BODY = json.dumps(
     {"jsonrpc": "2.0", "id": 1, "method": "initialize",
      "params": {"protocolVersion": PROTOCOL_VERSION, "capabilities": {},
@@ -80,6 +91,13 @@ MCP_HEADERS = {
     "content-type": "application/json",
     "accept": "application/json, text/event-stream",
     "mcp-protocol-version": PROTOCOL_VERSION,
+}
+MODERN_HEADERS = {
+    "content-type": "application/json",
+    "accept": "application/json, text/event-stream",
+    "mcp-protocol-version": MODERN_VERSION,
+    "mcp-method": "tools/call",
+    "mcp-name": "search_documents",
 }
 
 
@@ -543,6 +561,9 @@ def main() -> int:
             status, text = post(port, path, LIST_BODY, MCP_HEADERS)
             if status != 200 or "search_documents" not in text:
                 raise SystemExit(f"bench: {name} tools/list answered {status}: {text[:300]}")
+        status, text = post(gateway_port, "/mcp/core", MODERN_CALL_BODY, MODERN_HEADERS)
+        if status != 200 or "Remote work policy" not in text or '"resultType":"complete"' not in text:
+            raise SystemExit(f"bench: gateway modern tools/call answered {status}: {text[:300]}")
         for name, port in (("direct", tool_port), ("nginx", nginx_port)):
             status, text = post(port, "/tools/search_documents", args_body, plain)
             if status != 200 or "Remote work policy" not in text:
@@ -560,6 +581,9 @@ def main() -> int:
                 m = counts[speed][index]
                 scenarios.append(Scenario(name, "tools/call", connections, port, path,
                                           CALL_BODY, MCP_HEADERS, m, name))
+                if name == "gateway":
+                    scenarios.append(Scenario(name, MODERN_METHOD, connections, port, path,
+                                              MODERN_CALL_BODY, MODERN_HEADERS, m, name))
                 if connections == 32:
                     scenarios.append(Scenario(name, "tools/list", connections, port, path,
                                               LIST_BODY, MCP_HEADERS, m, name))
@@ -607,8 +631,12 @@ def main() -> int:
         )
     direct_p50 = summary[("direct", "POST (no MCP)", 1)]["p50_ms"]
     gateway_p50 = summary[("gateway", "tools/call", 1)]["p50_ms"]
+    modern_p50 = summary[("gateway", MODERN_METHOD, 1)]["p50_ms"]
     lines += ["", f"Gateway tools/call p50 over the direct call at one connection: "
-                  f"+{gateway_p50 - direct_p50:.3f} ms."]
+                  f"+{gateway_p50 - direct_p50:.3f} ms (2026-07-28: "
+                  f"+{modern_p50 - direct_p50:.3f} ms). 2026-07-28 tools/call against "
+                  f"2025-11-25 at 32 connections: "
+                  f"{fmt_ratio(ref('gateway', MODERN_METHOD, 32), ref('gateway', 'tools/call', 32))}."]
     lines += ["", "| cold start | figure |", "|---|---|"]
     lines += [f"| {label} | {value} |" for label, value in cold]
     lines += [

@@ -104,13 +104,18 @@ impl Drop for LocalServer {
 
 /// The `sh` blocks of the README walk-through, in order.
 fn readme_walkthrough() -> Vec<String> {
+    readme_sh_blocks("walkthrough")
+}
+
+/// The `sh` blocks between `<!-- NAME:start -->` and `<!-- NAME:end -->` in the README.
+fn readme_sh_blocks(name: &str) -> Vec<String> {
     let readme = include_str!("../../../README.md");
     let start = readme
-        .find("<!-- walkthrough:start -->")
-        .expect("walk-through start marker");
+        .find(&format!("<!-- {name}:start -->"))
+        .expect("start marker");
     let end = readme
-        .find("<!-- walkthrough:end -->")
-        .expect("walk-through end marker");
+        .find(&format!("<!-- {name}:end -->"))
+        .expect("end marker");
     let mut blocks = Vec::new();
     let mut rest = &readme[start..end];
     while let Some(open) = rest.find("```sh\n") {
@@ -189,6 +194,61 @@ fn readme_curl_walkthrough_works_against_the_real_binary() {
         "Korean round-trips as UTF-8"
     );
     assert!(call["result"]["content"][0]["_meta"]["searchTime"].is_u64());
+}
+
+/// CONTRACT N3, N4, N2: the README's "Two eras" curl blocks against the real binary.
+#[test]
+fn n3_n4_readme_two_eras_walkthrough_works_against_the_real_binary() {
+    let server = LocalServer::start(&[]);
+    let blocks = readme_sh_blocks("eras");
+    assert_eq!(
+        blocks.len(),
+        4,
+        "server/discover, tools/list, tools/call, -32020"
+    );
+    let outputs: Vec<String> = blocks
+        .iter()
+        .map(|b| run_shell(&b.replace("http://127.0.0.1:3000", &server.base)))
+        .collect();
+    let server_info = json!({"name": "core-tools", "title": "Core tools", "version": "1.0.0"});
+
+    assert!(outputs[0].starts_with("HTTP/1.1 200"), "{}", outputs[0]);
+    assert!(!outputs[0].to_ascii_lowercase().contains("mcp-session-id"));
+    let discover: Value = serde_json::from_str(body_of(&outputs[0])).unwrap();
+    assert_eq!(
+        discover["result"]["supportedVersions"],
+        json!(["2026-07-28"])
+    );
+    assert_eq!(discover["result"]["resultType"], "complete");
+    assert_eq!(
+        discover["result"]["_meta"]["io.modelcontextprotocol/serverInfo"],
+        server_info
+    );
+    assert_eq!(discover["result"]["cacheScope"], "public");
+
+    let list: Value = serde_json::from_str(&outputs[1]).unwrap();
+    assert_eq!(list["result"]["tools"].as_array().unwrap().len(), 3);
+    assert_eq!(list["result"]["ttlMs"], 300_000);
+    assert_eq!(
+        list["result"]["_meta"]["io.modelcontextprotocol/serverInfo"],
+        server_info
+    );
+
+    let call: Value = serde_json::from_str(&outputs[2]).unwrap();
+    assert_eq!(call["result"]["isError"], false);
+    assert_eq!(call["result"]["resultType"], "complete");
+    let docs: Value =
+        serde_json::from_str(call["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(docs[0]["id"], "DOC-1001");
+
+    assert!(outputs[3].starts_with("HTTP/1.1 400"), "{}", outputs[3]);
+    let error: Value = serde_json::from_str(body_of(&outputs[3])).unwrap();
+    assert_eq!(error["id"], 4);
+    assert_eq!(error["error"]["code"], -32020);
+    assert_eq!(
+        error["error"]["message"],
+        "Header mismatch: Mcp-Name header is required"
+    );
 }
 
 /// A plain TCP connection to `server` (reads time out after 10 s) and its `host:port`.

@@ -101,14 +101,18 @@ export async function startGateway({ env = {}, args = [], listen = "127.0.0.1:0"
  * Starts the interop Tool Service and both gateways. The interop gateway listens on a port known
  * beforehand so that its own origin can be allowed (CONTRACT H5), as a browser-facing local
  * server must accept its loopback origin. With `logDir`, the gateways' log lines also go to
- * `sample.log` and `interop.log` there.
+ * `sample.log` and `interop.log` there; `jsonSchemaFixture` is passed to the interop manifest
+ * (`manifest` of ./tool-service.mjs).
  */
-export async function startInterop({ logDir } = {}) {
+export async function startInterop({ logDir, jsonSchemaFixture } = {}) {
   const logFile = (name) => (logDir ? path.join(logDir, `${name}.log`) : undefined);
   const toolService = await startToolService();
   const dir = await mkdtemp(path.join(os.tmpdir(), "mcp-interop-"));
   const manifestPath = path.join(dir, "interop.json");
-  await writeFile(manifestPath, JSON.stringify(manifest(toolService.origin), null, 2));
+  await writeFile(
+    manifestPath,
+    JSON.stringify(manifest(toolService.origin, { jsonSchemaFixture }), null, 2),
+  );
   const started = [];
   const stop = async () => {
     await Promise.all(started.map((g) => g.stop()));

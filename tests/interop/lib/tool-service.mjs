@@ -2,10 +2,13 @@
 //
 // It serves the conformance suite's fixture tools (test_simple_text, test_image_content,
 // test_audio_content, test_embedded_resource, test_multiple_content_types, test_error_handling,
-// json_schema_2020_12_tool) as an MCP-native Tool Service (manifest `_meta.resultFormat: "mcp"`),
-// and two tools the client tests use: `word_stats` (plain JSON with an `outputSchema`, so its
-// results carry `structuredContent`) and `broken_image` (an MCP-native answer with a malformed
-// image block). `manifest(origin)` is the route's manifest, pointing at this service.
+// json_schema_2020_12_tool, and test_streaming_elicitation and test_logging_tool of the
+// 2026-07-28 suite) as an MCP-native Tool Service (manifest `_meta.resultFormat: "mcp"`), and
+// three tools the client tests use: `word_stats` (plain JSON with an `outputSchema`, so its
+// results carry `structuredContent`), `broken_image` (an MCP-native answer with a malformed
+// image block) and `regional_search` (arguments annotated with `x-mcp-header`, mirrored into
+// `Mcp-Param-*` headers in the modern era). `manifest(origin)` is the route's manifest, pointing
+// at this service.
 
 import http from "node:http";
 
@@ -140,15 +143,105 @@ const TOOLS = [
     format: "mcp",
     answer: () => ({ content: [{ type: "image", data: PNG }] }),
   },
+  // The fixture tools of the 2026-07-28 conformance suite that a JSON-only gateway can serve:
+  // `server-stateless` calls them over a response stream and checks that no server-to-client
+  // request and no log message arrives on it (no `logLevel` was asked for), which holds for
+  // every answer of this gateway. (Its `test_missing_capability` needs the gateway to refuse a
+  // call for a client capability the manifest cannot declare, and is left out.)
+  {
+    name: "test_streaming_elicitation",
+    description: "Answers one text block (the stream check of the stateless conformance suite).",
+    inputSchema: NO_ARGUMENTS,
+    format: "mcp",
+    answer: () => ({ content: [{ type: "text", text: "Streaming complete" }] }),
+  },
+  {
+    name: "test_logging_tool",
+    description: "Answers one text block (the no-log-without-logLevel check of the suite).",
+    inputSchema: NO_ARGUMENTS,
+    format: "mcp",
+    answer: () => ({ content: [{ type: "text", text: "Logging evaluated" }] }),
+  },
+  // A tool whose arguments are mirrored into HTTP headers in the modern era (SEP-2243
+  // `x-mcp-header`): `region` (a string) as `Mcp-Param-Region` and `limit` (an integer) as
+  // `Mcp-Param-Limit`; `query` is not mirrored. It echoes what the Tool Service received.
+  {
+    name: "regional_search",
+    description: "Echoes the region, query and limit it was called with.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        region: {
+          type: "string",
+          description: "The region to search in (sent as the Mcp-Param-Region header).",
+          "x-mcp-header": "Region",
+        },
+        query: { type: "string", description: "What to search for." },
+        limit: {
+          type: "integer",
+          minimum: 1,
+          maximum: 100,
+          description: "How many hits at most (sent as the Mcp-Param-Limit header).",
+          "x-mcp-header": "Limit",
+        },
+      },
+      required: ["region"],
+      additionalProperties: false,
+    },
+    format: "json",
+    answer: (args) => ({
+      region: args.region,
+      query: args.query ?? null,
+      limit: args.limit ?? null,
+    }),
+  },
 ];
+
+/**
+ * The `json_schema_2020_12_tool` inputSchema that the conformance suite's 0.2.0 line asks for
+ * (its `json-schema-2020-12` scenario at 2026-07-28, SEP-2106): the tool's own schema above plus
+ * an `$anchor` in `$defs`, composition (`allOf`/`anyOf`) and conditional (`if`/`then`/`else`)
+ * keywords, all of which a server must pass through unchanged.
+ */
+const JSON_SCHEMA_2020_12_SEP_2106 = {
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  type: "object",
+  $defs: {
+    address: {
+      $anchor: "addressDef",
+      type: "object",
+      properties: { street: { type: "string" }, city: { type: "string" } },
+    },
+  },
+  properties: {
+    name: { type: "string" },
+    address: { $ref: "#/$defs/address" },
+    contactMethod: { type: "string", enum: ["phone", "email"] },
+    phone: { type: "string" },
+    email: { type: "string" },
+  },
+  allOf: [{ anyOf: [{ required: ["phone"] }, { required: ["email"] }] }],
+  if: { properties: { contactMethod: { const: "phone" } }, required: ["contactMethod"] },
+  then: { required: ["phone"] },
+  else: { required: ["email"] },
+  additionalProperties: false,
+};
 
 /** The names of the conformance suite's fixture tools. */
 export const CONFORMANCE_TOOLS = TOOLS.filter(
   (t) => t.name.startsWith("test_") || t.name.startsWith("json_schema"),
 ).map((t) => t.name);
 
-/** The single-route manifest of the `interop` route, its endpoints under `origin`. */
-export function manifest(origin) {
+/**
+ * The single-route manifest of the `interop` route, its endpoints under `origin`. With
+ * `jsonSchemaFixture: "sep-2106"`, `json_schema_2020_12_tool` has the schema that the 0.2.0
+ * conformance suite asks for (JSON_SCHEMA_2020_12_SEP_2106) instead of its own.
+ */
+export function manifest(origin, { jsonSchemaFixture } = {}) {
+  const inputSchema = (tool) =>
+    tool.name === "json_schema_2020_12_tool" && jsonSchemaFixture === "sep-2106"
+      ? JSON_SCHEMA_2020_12_SEP_2106
+      : tool.inputSchema;
   return {
     manifestVersion: 1,
     routes: [
@@ -158,7 +251,7 @@ export function manifest(origin) {
         tools: TOOLS.map((tool) => ({
           name: tool.name,
           description: tool.description,
-          inputSchema: tool.inputSchema,
+          inputSchema: inputSchema(tool),
           ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
           _meta: {
             version: "1.0.0",

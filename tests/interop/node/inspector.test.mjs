@@ -1,6 +1,8 @@
 // MCP Inspector's CLI mode (@modelcontextprotocol/inspector 1.0.3 and 2.x) against the real
 // mcp-local binary: tools/list and tools/call over Streamable HTTP (CONTRACT L1, T1, X2, X5, X6;
-// MCP-native results).
+// MCP-native results). Inspector 2's `--protocol-era modern` (pinned to 2026-07-28) and `auto`
+// (probe with server/discover) run the same calls in the modern era (CONTRACT N), read back from
+// the gateway's usage log.
 
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
@@ -136,6 +138,132 @@ for (const inspector of INSPECTORS) {
       assert.equal(image.type, "image");
       assert.equal(image.mimeType, "image/png");
       assert.equal(Buffer.from(image.data, "base64").subarray(1, 4).toString(), "PNG");
+    });
+  });
+}
+
+const MODERN = "2026-07-28";
+const INSPECTOR_2 = INSPECTORS[1];
+
+/** The interop gateway's usage events logged after the first `from` (CONTRACT U1, N). */
+async function eventsSince(from, what) {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const events = gateways.interop.usageEvents().slice(from);
+    if (what(events)) return events;
+    if (Date.now() > deadline) assert.fail(`timed out waiting for usage events: ${JSON.stringify(events)}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+for (const era of ["modern", "auto"]) {
+  describe(`MCP Inspector ${INSPECTOR_2.version} --cli --protocol-era ${era}`, () => {
+    const modern = (args, url = gateways.interopUrl) =>
+      inspect(INSPECTOR_2, url, ["--protocol-era", era, ...args]);
+
+    test(`it negotiates ${MODERN} with server/discover and never sends initialize (N)`, async () => {
+      const from = gateways.interop.usageEvents().length;
+      const run = await modern(["--method", "initialize"]);
+      assert.equal(run.code, 0, run.stderr);
+      const shown = printed(run);
+      assert.equal(shown.protocolVersion, MODERN);
+      assert.equal(shown.serverInfo.name, "interop-tools");
+      assert.equal(shown.serverInfo.version, "1.0.0");
+      assert.deepEqual(shown.capabilities, { tools: { listChanged: false } });
+      const events = await eventsSince(from, (e) => e.some((x) => x.method === "server/discover"));
+      assert.equal(events.find((e) => e.method === "server/discover").outcome, "ok");
+      assert.ok(!events.some((e) => e.method === "initialize"), JSON.stringify(events));
+    });
+
+    test(`its requests' usage events name the modern era and ${MODERN} (U1, N)`, async () => {
+      const from = gateways.interop.usageEvents().length;
+      const run = await modern(["--method", "tools/call", "--tool-name", "test_simple_text"]);
+      assert.equal(run.code, 0, run.stderr);
+      const events = await eventsSince(
+        from,
+        (e) => e.some((x) => x.method === "server/discover") && e.some((x) => x.method === "tools/call"),
+      );
+      for (const method of ["server/discover", "tools/call"]) {
+        const event = events.find((e) => e.method === method);
+        assert.equal(event.era, "modern", JSON.stringify(event));
+        assert.equal(event.protocol_version, MODERN, JSON.stringify(event));
+      }
+    });
+
+    test("tools/list prints the route's tools with their public fields (T1)", async () => {
+      const run = await modern(["--method", "tools/list"]);
+      assert.equal(run.code, 0, run.stderr);
+      const { tools } = printed(run);
+      assert.deepEqual(tools.map((t) => t.name).slice(0, 3), [
+        "test_simple_text",
+        "test_image_content",
+        "test_audio_content",
+      ]);
+      assert.ok(tools.some((t) => t.name === "regional_search"));
+      assert.ok(tools.every((t) => t._meta === undefined));
+    });
+
+    test("tools/call prints text, image and isError results (X5, X6)", async () => {
+      const text = await modern(["--method", "tools/call", "--tool-name", "test_simple_text"]);
+      assert.equal(text.code, 0, text.stderr);
+      const textResult = printed(text);
+      assert.notEqual(textResult.isError, true);
+      assert.equal(textResult.content[0].text, "This is a simple text response for testing.");
+      const image = await modern(["--method", "tools/call", "--tool-name", "test_image_content"]);
+      assert.equal(image.code, 0, image.stderr);
+      const [block] = printed(image).content;
+      assert.equal(block.type, "image");
+      assert.equal(Buffer.from(block.data, "base64").subarray(1, 4).toString(), "PNG");
+      const failed = await modern(["--method", "tools/call", "--tool-name", "test_error_handling"]);
+      const failedResult = printed(failed);
+      assert.equal(failedResult.isError, true);
+      assert.equal(
+        failedResult.content[0].text,
+        "This tool intentionally returns an error for testing",
+      );
+    });
+
+    test("tools/call with an x-mcp-header argument succeeds (SEP-2243 Mcp-Param-Region)", async () => {
+      const run = await modern([
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "regional_search",
+        "--tool-args-json",
+        '{"region":"eu-west-1","query":"vpn"}',
+      ]);
+      assert.equal(run.code, 0, run.stderr);
+      const result = printed(run);
+      assert.notEqual(result.isError, true, JSON.stringify(result));
+      assert.deepEqual(JSON.parse(result.content[0].text), {
+        region: "eu-west-1",
+        query: "vpn",
+        limit: null,
+      });
+    });
+
+    test("tools/call fails with the gateway's -32602 message for invalid arguments (X2)", async () => {
+      const run = await modern([
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "word_stats",
+        "--tool-args-json",
+        "{}",
+      ]);
+      assert.equal(run.code, 1);
+      assert.match(run.stdout + run.stderr, /Invalid params: 'text' is required/);
+    });
+
+    test("tools/call on the sample route prints the Tool Service's answer (X5)", async () => {
+      const run = await modern(
+        ["--method", "tools/call", "--tool-name", "search_documents", "--tool-arg", "query=VPN", "limit=1"],
+        gateways.sampleUrl,
+      );
+      assert.equal(run.code, 0, run.stderr);
+      const result = printed(run);
+      assert.equal(result.isError, false);
+      assert.equal(JSON.parse(result.content[0].text)[0].id, "DOC-2001");
     });
   });
 }

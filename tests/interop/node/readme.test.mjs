@@ -1,5 +1,5 @@
 // The README's "Works with" table and its Inspector commands name the client versions that the
-// interop tests really install (package-lock.json, python/requirements-mcp*.txt), so the table
+// interop tests really install (package-lock.json, python/requirements-mcp*.txt, rmcp's pin), so the table
 // cannot drift from what is tested.
 
 import assert from "node:assert/strict";
@@ -17,6 +17,14 @@ async function pinnedPythonVersion(requirements) {
   const text = await readFile(here(`../python/${requirements}`), "utf8");
   const match = /^mcp==(\S+)/m.exec(text);
   assert.ok(match, `mcp is pinned in ${requirements}`);
+  return match[1];
+}
+
+/** The exact rmcp version the rmcp interop test pins (functions/mcp-local/Cargo.toml). */
+async function pinnedRmcpVersion() {
+  const text = await readFile(here("../../../functions/mcp-local/Cargo.toml"), "utf8");
+  const match = /^rmcp = \{ version = "=(\S+)"/m.exec(text);
+  assert.ok(match, "rmcp is pinned exactly in functions/mcp-local/Cargo.toml");
   return match[1];
 }
 
@@ -51,16 +59,25 @@ describe("README Works with table", () => {
       await pinnedPythonVersion("requirements-mcp1.txt"),
     );
     assert.equal(
-      versionOf(rows, "default auto mode"),
+      versionOf(rows, "(`Client`)"),
       await pinnedPythonVersion("requirements-mcp2.txt"),
     );
+    assert.equal(
+      versionOf(rows, "@modelcontextprotocol/client"),
+      await installedVersion("@modelcontextprotocol/client"),
+    );
+    assert.equal(versionOf(rows, "`rmcp`"), await pinnedRmcpVersion());
     assert.equal(
       versionOf(rows, "MCP Inspector"),
       `${await installedVersion("@modelcontextprotocol/inspector")} and ${await installedVersion("inspector-2")}`,
     );
     assert.equal(
-      versionOf(rows, "@modelcontextprotocol/conformance"),
+      versionOf(rows, "(`server --suite all`)"),
       await installedVersion("@modelcontextprotocol/conformance"),
+    );
+    assert.equal(
+      versionOf(rows, "(`server --requirements 2026-07-28`)"),
+      await installedVersion("conformance-2"),
     );
   });
 
