@@ -1,24 +1,49 @@
-"""Checks template.yaml against the workspace, beyond what cfn-lint and `sam validate --lint` see.
+"""Checks the environment template (template.yaml) and the route template (infra/route.yaml)
+against the workspace and against each other, beyond what cfn-lint and `sam validate --lint` see.
 
-- Every function is a Rust function SAM builds with cargo-lambda (provided.al2023, bootstrap,
-  arm64, BuildMethod rust-cargolambda) and its Binary names a Lambda binary the workspace builds.
-- Every MCP_* variable the gateway reads (shared/src/config/gateway.rs, shared/src/config/auth.rs) and
-  the README documents is set.
-- After the SAM transform, every path of the HTTP API sends every method (ANY) to the function
-  whose MCP_ENDPOINT_PATH it serves, so GET gets the gateway's 405, not a gateway 404; the
-  protected-resource metadata path of each public path (RFC 9728) sends GET to the same function.
-- The HTTP API throttles every route (DefaultRouteSettings, burst and rate limits), leaves CORS
-  to the functions (no CorsConfiguration: preflights reach them, H9) and sends the root metadata
-  path to a function (A10).
-- The only permissions are s3:GetObject on the manifest object and dynamodb:UpdateItem on the
-  delegation table that MCP_AUTH_TABLE names (on-demand, string key pk, TTL on ttl); logs have a
-  retention.
-- Outputs give each deployment's public URL.
+Every function (both templates):
+- is a Rust function SAM builds with cargo-lambda (provided.al2023, bootstrap, arm64, BuildMethod
+  rust-cargolambda) and its Binary names a Lambda binary the workspace builds;
+- sets every MCP_* variable the gateway reads (shared/src/config/gateway.rs,
+  shared/src/config/auth.rs) and the README documents, and no MCP_* variable the gateway does not
+  read;
+- logs to a log group of its own with a retention.
 
-Run from the repository root with the Python of .venv (infra/lint.sh does).
+The environment (template.yaml):
+- one HTTP API, defined by AWS::ApiGatewayV2 resources, never by an OpenAPI Body (an update of a
+  Body re-imports the API and deletes the routes route stacks added), no CorsConfiguration
+  (preflights reach the functions, H9); one $default stage, auto-deployed, that throttles every
+  route (DefaultRouteSettings, burst and rate limits);
+- custom-domain resources only under the condition HasDomain, which needs DomainName;
+- every path sends every method (ANY) to the function whose MCP_ENDPOINT_PATH it serves, so GET
+  gets the gateway's 405, not a gateway 404; the protected-resource metadata path of each public
+  path (RFC 9728) sends GET to the same function; the root metadata path reaches a function (A10);
+  API Gateway may invoke each function from its routes;
+- the only permissions are s3:GetObject on the manifest object and dynamodb:UpdateItem on the
+  delegation table that MCP_AUTH_TABLE names (on-demand, string key pk, TTL on ttl);
+- Outputs give the public URL and export, named after the stack, what route stacks import.
+
+The route template (infra/route.yaml), rendered for two route keys side by side:
+- one function, MCP_ENDPOINT_PATH /mcp/<RouteKey>, fixed routing, the manifest object
+  s3://<bucket>/<key> (routes/<RouteKey>/manifest.json by default);
+- its role grants s3:GetObject on that object, dynamodb:UpdateItem on the environment's table
+  and writing its own log group, nothing else;
+- ANY /mcp/<RouteKey>, ANY /mcp/<RouteKey>/{proxy+} and GET <metadata>/mcp/<RouteKey> on the
+  environment's API, through one AWS_PROXY integration (payload 2.0), invokable from those paths
+  only;
+- it redefines nothing of the environment, shares no route or physical name with the
+  environment or with another route stack, and reaches the environment only through
+  Fn::ImportValue of exports the environment template defines; its URL is an output, not an export.
+
+A cfn-lint rule silenced in a template's Metadata carries its reason in Metadata.LintSilenced.
+
+Run from the repository root with the Python of .venv (infra/lint.sh does). With `render DIR`,
+writes the route template rendered for each key of RENDERED_KEYS into DIR instead (JSON, the
+keys as parameter defaults), for cfn-lint and `sam validate --lint`.
 """
 
 import copy
+import fnmatch
 import json
 import os
 import re
@@ -26,18 +51,61 @@ import subprocess
 import sys
 
 from cfnlint.decode import decode
+from samtranslator.metrics.method_decorator import MetricsMethodWrapperSingleton
 from samtranslator.translator.transform import transform
 
-TEMPLATE = "template.yaml"
+ENVIRONMENT = "template.yaml"
+ROUTE = "infra/route.yaml"
 # Files whose quoted "MCP_*" names are the variables the gateway reads.
 VARIABLE_SOURCES = ["shared/src/config/gateway.rs", "shared/src/config/auth.rs"]
 # RFC 9728 metadata of a resource at https://host/PATH lives at https://host/WELL_KNOWN/PATH.
 WELL_KNOWN = "/.well-known/oauth-protected-resource"
+# What the environment exports as ${AWS::StackName}-<name>, and route stacks import.
+EXPORTS = {"ApiId", "ApiEndpoint", "PublicBaseUrl", "AuthTableName", "AuthTableArn"}
+# Two route stacks as `mcp-manifest new-route KEY` configures them (stack mcp-route-KEY); one
+# key is a prefix of the other, so that a permission or name that matches by prefix shows.
+ENVIRONMENT_STACK = "mcp-gateway"
+RENDERED_KEYS = ["hr", "hr-eu"]
+BUCKET = "manifest-bucket"
+PSEUDO = {
+    "AWS::Region": "us-east-1",
+    "AWS::AccountId": "123456789012",
+    "AWS::Partition": "aws",
+    "AWS::URLSuffix": "amazonaws.com",
+}
+# The route template's parameters: those `mcp-manifest new-route` writes into a route's
+# samconfig.toml (no default needed), and the settings a team may change (defaulted).
+ROUTE_PASSED = {"RouteKey", "EnvironmentStack", "ManifestBucket", "ManifestRevision"}
+ROUTE_SETTINGS = {
+    "ManifestKey",
+    "DefaultToolTimeoutMs",
+    "DeadlineMarginMs",
+    "AuthMode",
+    "RateLimit",
+    "LogLevel",
+    "MemorySize",
+}
+# Resource types only the environment defines: a route stack imports them.
+ENVIRONMENT_ONLY = {
+    "AWS::ApiGatewayV2::Api",
+    "AWS::ApiGatewayV2::Stage",
+    "AWS::ApiGatewayV2::DomainName",
+    "AWS::ApiGatewayV2::ApiMapping",
+    "AWS::DynamoDB::Table",
+    "AWS::Serverless::HttpApi",
+    "AWS::Serverless::Api",
+}
+# The route role's log permissions, on its own log group only.
+LOG_ACTIONS = {"logs:CreateLogStream", "logs:PutLogEvents"}
 problems = []
 
 
-def problem(text):
-    problems.append(text)
+def problem(template, text):
+    problems.append(f"{template}: {text}")
+
+
+# ---------------------------------------------------------------------------------------------
+# The workspace
 
 
 def workspace_lambda_binaries():
@@ -60,7 +128,7 @@ def workspace_lambda_binaries():
 
 
 def gateway_variables():
-    """MCP_* names read by the configuration code and listed in the README."""
+    """MCP_* names read by the configuration code, and those listed in the README."""
     in_code = set()
     for source in VARIABLE_SOURCES:
         with open(source, encoding="utf-8") as f:
@@ -69,21 +137,28 @@ def gateway_variables():
         in_readme = set(re.findall(r"^\| `(MCP_[A-Z_]+)`", f.read(), re.MULTILINE))
     if in_code != in_readme:
         problem(
-            f"README configuration table and {' + '.join(VARIABLE_SOURCES)} differ: "
-            f"code only {sorted(in_code - in_readme)}, README only {sorted(in_readme - in_code)}"
+            "README.md",
+            f"configuration table and {' + '.join(VARIABLE_SOURCES)} differ: "
+            f"code only {sorted(in_code - in_readme)}, README only {sorted(in_readme - in_code)}",
         )
-    return in_code | in_readme
+    return in_code, in_readme
+
+
+# ---------------------------------------------------------------------------------------------
+# Templates: SAM transform and rendering with parameter values
+
+
+def load(path):
+    template, matches = decode(path)
+    for match in matches or []:
+        problem(path, str(match))
+    return template if not matches else None
 
 
 def merged_function(template, resource):
-    """A function's properties with the template's Globals applied (one level deep)."""
+    """A SAM function's properties with the template's Globals applied."""
     merged = copy.deepcopy(template.get("Globals", {}).get("Function", {}))
-    for key, value in resource.get("Properties", {}).items():
-        if isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = merge_dicts(merged[key], value)
-        else:
-            merged[key] = value
-    return merged
+    return merge_dicts(merged, resource.get("Properties", {}))
 
 
 def merge_dicts(base, extra):
@@ -96,174 +171,755 @@ def merge_dicts(base, extra):
     return out
 
 
-def auth_table(template, resources):
-    """The delegation table's logical name, after checking its shape; None when there is none."""
-    tables = [name for name, r in resources.items() if r["Type"] == "AWS::DynamoDB::Table"]
-    if len(tables) != 1:
-        problem(f"expected one DynamoDB delegation table, found {tables}")
-        return None
-    name = tables[0]
-    props = resources[name].get("Properties", {})
-    if props.get("BillingMode") != "PAY_PER_REQUEST":
-        problem(f"{name}: BillingMode must be PAY_PER_REQUEST (on-demand)")
-    if props.get("KeySchema") != [{"AttributeName": "pk", "KeyType": "HASH"}]:
-        problem(f"{name}: KeySchema must be the string partition key pk alone")
-    if props.get("AttributeDefinitions") != [{"AttributeName": "pk", "AttributeType": "S"}]:
-        problem(f"{name}: AttributeDefinitions must define pk as a string (S)")
-    if props.get("TimeToLiveSpecification") != {"AttributeName": "ttl", "Enabled": True}:
-        problem(f"{name}: TimeToLiveSpecification must enable TTL on ttl")
-    return name
-
-
-def is_table_arn(resource, table):
-    """Whether a policy Resource is exactly the table's ARN (!GetAtt TABLE.Arn)."""
-    get_att = resource.get("Fn::GetAtt") if isinstance(resource, dict) else None
-    if isinstance(get_att, str):
-        get_att = get_att.split(".", 1)
-    return table is not None and get_att == [table, "Arn"]
-
-
 def transformed(template):
     """The template after the SAM transform, as CloudFormation would get it."""
     document = copy.deepcopy(template)
-    document.setdefault("Globals", {}).setdefault("Function", {})["CodeUri"] = "s3://bucket/code.zip"
+    for resource in document["Resources"].values():
+        if resource["Type"] == "AWS::Serverless::Function":
+            resource.setdefault("Properties", {})["CodeUri"] = "s3://bucket/code.zip"
 
     class NoManagedPolicies:
         def load(self):
             return {}
 
-    os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
-    return transform(document, {"ManifestBucket": "manifest-bucket"}, NoManagedPolicies())
+    os.environ.setdefault("AWS_DEFAULT_REGION", PSEUDO["AWS::Region"])
+    result = transform(document, {"ManifestBucket": BUCKET}, NoManagedPolicies())
+    # The translator times itself into a process-wide dummy sink that warns at exit unless
+    # published; publishing it sends nothing.
+    MetricsMethodWrapperSingleton.get_instance().publish()
+    return result
 
 
-def main():
-    template, matches = decode(TEMPLATE)
-    if matches:
-        for match in matches:
-            problem(str(match))
-        return
-    binaries = workspace_lambda_binaries()
-    variables = gateway_variables()
+NO_VALUE = object()
+
+
+class Renderer:
+    """Resolves the intrinsic functions of a template for given parameter values.
+
+    A resource's Ref renders as <Logical>, its attribute as <Logical.Attribute>, an import as
+    <import:NAME>: stand-ins that compare equal exactly when CloudFormation's values would.
+    """
+
+    def __init__(self, template, stack, values):
+        self.template = template
+        self.params = {
+            name: str(p["Default"])
+            for name, p in template.get("Parameters", {}).items()
+            if "Default" in p
+        }
+        self.params.update(values)
+        self.params.update(PSEUDO)
+        self.params["AWS::StackName"] = stack
+        self.conditions = {}
+
+    def condition(self, name):
+        if name not in self.conditions:
+            self.conditions[name] = self.truth(self.template["Conditions"][name])
+        return self.conditions[name]
+
+    def truth(self, node):
+        (function, args), = node.items()
+        if function == "Fn::Equals":
+            return self.render(args[0]) == self.render(args[1])
+        if function == "Fn::Not":
+            return not self.truth(args[0])
+        if function == "Fn::And":
+            return all(self.truth(a) for a in args)
+        if function == "Fn::Or":
+            return any(self.truth(a) for a in args)
+        if function == "Condition":
+            return self.condition(args)
+        raise ValueError(f"unknown condition function {function}")
+
+    def name(self, name, variables):
+        if name in variables:
+            return variables[name]
+        if name in self.params:
+            return self.params[name]
+        if "." in name:
+            return f"<{name}>"
+        if name in self.template.get("Resources", {}):
+            return f"<{name}>"
+        raise ValueError(f"unresolved name {name}")
+
+    def render(self, node):
+        if isinstance(node, list):
+            return [v for v in (self.render(v) for v in node) if v is not NO_VALUE]
+        if not isinstance(node, dict):
+            return node
+        if len(node) == 1:
+            (key, args), = node.items()
+            if key == "Ref":
+                return NO_VALUE if args == "AWS::NoValue" else self.name(args, {})
+            if key == "Fn::GetAtt":
+                parts = args.split(".", 1) if isinstance(args, str) else args
+                return f"<{parts[0]}.{parts[1]}>"
+            if key == "Fn::ImportValue":
+                return f"<import:{self.render(args)}>"
+            if key == "Fn::If":
+                return self.render(args[1] if self.condition(args[0]) else args[2])
+            if key == "Fn::Join":
+                return self.render(args[0]).join(self.render(args[1]))
+            if key == "Fn::Sub":
+                text, variables = (args, {}) if isinstance(args, str) else args
+                variables = {k: self.render(v) for k, v in variables.items()}
+                return re.sub(
+                    r"\$\{(!?)([^}]+)\}",
+                    lambda m: "${" + m.group(2) + "}"
+                    if m.group(1)
+                    else self.name(m.group(2), variables),
+                    text,
+                )
+        out = {}
+        for key, value in node.items():
+            value = self.render(value)
+            if value is not NO_VALUE:
+                out[key] = value
+        return out
+
+    def resources(self):
+        """The rendered resources whose condition holds."""
+        return {
+            name: self.render(r)
+            for name, r in self.template["Resources"].items()
+            if "Condition" not in r or self.condition(r["Condition"])
+        }
+
+    def outputs(self):
+        return {
+            name: self.render(o)
+            for name, o in self.template.get("Outputs", {}).items()
+            if "Condition" not in o or self.condition(o["Condition"])
+        }
+
+
+def of_type(resources, kind):
+    return {name: r for name, r in resources.items() if r["Type"] == kind}
+
+
+def actions_of(statement):
+    actions = statement.get("Action")
+    return actions if isinstance(actions, list) else [actions]
+
+
+# ---------------------------------------------------------------------------------------------
+# Checks shared by both templates
+
+
+def check_lint_reasons(path, template):
+    """A rule silenced for the template carries its reason in Metadata.LintSilenced."""
+    metadata = template.get("Metadata", {})
+    ignored = metadata.get("cfn-lint", {}).get("config", {}).get("ignore_checks", [])
+    reasons = metadata.get("LintSilenced", {})
+    for rule in ignored:
+        if not str(reasons.get(rule, "")).strip():
+            problem(path, f"cfn-lint rule {rule} is silenced without a reason in Metadata.LintSilenced")
+    for rule in reasons:
+        if rule not in ignored:
+            problem(path, f"Metadata.LintSilenced explains {rule}, which is not silenced")
+    for name, resource in template.get("Resources", {}).items():
+        if "cfn-lint" in resource.get("Metadata", {}):
+            problem(path, f"{name}: silence lint rules in the template's Metadata, with a reason")
+
+
+def check_function(path, name, props, metadata, binaries, variables):
+    """Runtime, build, binary and variables of a function; its MCP_* variables."""
+    in_code, in_readme = variables
+    for key, expected in [
+        ("Runtime", "provided.al2023"),
+        ("Handler", "bootstrap"),
+        ("Architectures", ["arm64"]),
+    ]:
+        if props.get(key) != expected:
+            problem(path, f"{name}: {key} is {props.get(key)!r}, expected {expected!r}")
+    if metadata.get("BuildMethod") != "rust-cargolambda":
+        problem(path, f"{name}: Metadata.BuildMethod must be rust-cargolambda")
+    binary = metadata.get("BuildProperties", {}).get("Binary")
+    if binary not in binaries:
+        problem(path, f"{name}: Binary {binary!r} is not a binary of the workspace {sorted(binaries)}")
+    elif not binaries[binary]:
+        problem(path, f"{name}: Binary {binary!r} is not a Lambda function (no lambda_http)")
+    env = props.get("Environment", {}).get("Variables", {})
+    missing = sorted((in_code | in_readme) - set(env))
+    if missing:
+        problem(path, f"{name}: environment lacks {missing}")
+    unknown = sorted(v for v in env if v.startswith("MCP_") and v not in in_code)
+    if unknown:
+        problem(path, f"{name}: sets {unknown}, which the gateway does not read")
+    return binary, env
+
+
+def check_log_group(path, name, props, resources):
+    group = props.get("LoggingConfig", {}).get("LogGroup", {})
+    group = group.get("Ref") if isinstance(group, dict) else None
+    if group not in resources or resources[group]["Type"] != "AWS::Logs::LogGroup":
+        problem(path, f"{name}: LoggingConfig.LogGroup must be a log group of the template")
+        return None
+    if "RetentionInDays" not in resources[group].get("Properties", {}):
+        problem(path, f"{name}: its log group {group} has no RetentionInDays")
+    return group
+
+
+def invocation_arns(api, route_key):
+    """execute-api ARNs of requests that a route answers (a few methods and deeper paths)."""
+    method, route_path = route_key.split(" ", 1)
+    concrete = route_path.replace("{proxy+}", "a/b").replace("{routeKey}", "core")
+    methods = ["GET", "POST", "DELETE", "OPTIONS"] if method == "ANY" else [method]
+    prefix = f"arn:aws:execute-api:{PSEUDO['AWS::Region']}:{PSEUDO['AWS::AccountId']}:{api}/$default"
+    return [f"{prefix}/{m}{concrete}" for m in methods]
+
+
+def api_routes(path, resources, api):
+    """{route key: function} of the rendered routes on `api`, after checking integrations."""
+    integrations = of_type(resources, "AWS::ApiGatewayV2::Integration")
+    routes = {}
+    for name, route in of_type(resources, "AWS::ApiGatewayV2::Route").items():
+        props = route["Properties"]
+        if props.get("ApiId") != api:
+            problem(path, f"{name}: ApiId {props.get('ApiId')} is not the HTTP API {api}")
+        target = props.get("Target", "")
+        integration = target[len("integrations/<") : -1] if target.startswith("integrations/<") else None
+        if integration not in integrations:
+            problem(path, f"{name}: Target {target!r} is not an integration of the template")
+            continue
+        iprops = integrations[integration]["Properties"]
+        if iprops.get("ApiId") != api:
+            problem(path, f"{integration}: ApiId {iprops.get('ApiId')} is not the HTTP API {api}")
+        if iprops.get("IntegrationType") != "AWS_PROXY" or iprops.get("PayloadFormatVersion") != "2.0":
+            problem(path, f"{integration}: must be AWS_PROXY with PayloadFormatVersion 2.0")
+        uri = iprops.get("IntegrationUri", "")
+        function = uri[1 : -len(".Arn>")] if uri.endswith(".Arn>") else None
+        if function not in resources:
+            problem(path, f"{integration}: IntegrationUri {uri!r} is not a function's ARN")
+        key = props.get("RouteKey")
+        if key in routes:
+            problem(path, f"route {key} is defined twice")
+        routes[key] = function
+    return routes
+
+
+def check_permissions(path, resources, api, routes):
+    """API Gateway may invoke each route's function from that route, from this API only."""
+    permissions = of_type(resources, "AWS::Lambda::Permission").values()
+    prefix = f"arn:aws:execute-api:{PSEUDO['AWS::Region']}:{PSEUDO['AWS::AccountId']}:{api}/"
+    for permission in permissions:
+        props = permission["Properties"]
+        if props.get("Principal") != "apigateway.amazonaws.com" or not str(
+            props.get("SourceArn", "")
+        ).startswith(prefix):
+            problem(path, f"a Lambda permission is not scoped to the HTTP API {api}: {props}")
+    for key, function in routes.items():
+        for arn in invocation_arns(api, key):
+            if not any(
+                p["Properties"].get("FunctionName") == f"<{function}>"
+                and fnmatch.fnmatchcase(arn, p["Properties"].get("SourceArn", ""))
+                for p in permissions
+            ):
+                problem(path, f"no Lambda permission lets route {key} invoke {function} ({arn})")
+
+
+def check_paths(path, routes, endpoints):
+    """ANY on MCP paths, GET on metadata paths; each function's paths reach it."""
+    for key in routes:
+        method, route_path = key.split(" ", 1)
+        if route_path == WELL_KNOWN or route_path.startswith(WELL_KNOWN + "/"):
+            if method != "GET":
+                problem(path, f"HTTP API metadata path {route_path} must send GET, has {method}")
+        elif method != "ANY":
+            problem(path, f"HTTP API path {route_path} must send every method (ANY), has {method}")
+    for function, (endpoint, routing) in endpoints.items():
+        public = endpoint if routing == "fixed" else endpoint + "/{routeKey}"
+        wanted = {
+            f"ANY {endpoint}",
+            f"ANY {public}",
+            f"ANY {public}/{{proxy+}}",
+            f"GET {WELL_KNOWN}{public}",
+        }
+        served = {key for key, f in routes.items() if f == function}
+        if not wanted <= served:
+            problem(path, f"{function}: HTTP API routes {sorted(served)} do not cover {sorted(wanted)}")
+    return {key.split(" ", 1)[1] for key in routes}
+
+
+def physical_names(resources):
+    """(kind, name) of every name a resource claims in the account, and of every API route.
+
+    A name is a top-level property whose key ends in Name (FunctionName, LogGroupName, RoleName,
+    TableName, Name, DomainName, ...) and whose value is not just a reference to another
+    resource; a role's Path and a route's RouteKey (per API) count too.
+    """
+    names = set()
+    for resource in resources.values():
+        props = resource.get("Properties", {})
+        kind = resource["Type"]
+        for prop, value in props.items():
+            if prop.endswith("Name") and isinstance(value, str) and not re.fullmatch(r"<[^<>]*>", value):
+                names.add((f"{kind} {prop}", value))
+        if kind == "AWS::IAM::Role" and "Path" in props:
+            names.add(("IAM role path", props["Path"]))
+        if kind == "AWS::ApiGatewayV2::Route":
+            names.add((f"route on {props.get('ApiId')}", props.get("RouteKey")))
+    return names
+
+
+# ---------------------------------------------------------------------------------------------
+# The environment
+
+
+def auth_table(path, resources):
+    """The delegation table's logical name, after checking its shape; None when there is none."""
+    tables = of_type(resources, "AWS::DynamoDB::Table")
+    if len(tables) != 1:
+        problem(path, f"expected one DynamoDB delegation table, found {sorted(tables)}")
+        return None
+    (name, table), = tables.items()
+    props = table.get("Properties", {})
+    if props.get("BillingMode") != "PAY_PER_REQUEST":
+        problem(path, f"{name}: BillingMode must be PAY_PER_REQUEST (on-demand)")
+    if props.get("KeySchema") != [{"AttributeName": "pk", "KeyType": "HASH"}]:
+        problem(path, f"{name}: KeySchema must be the string partition key pk alone")
+    if props.get("AttributeDefinitions") != [{"AttributeName": "pk", "AttributeType": "S"}]:
+        problem(path, f"{name}: AttributeDefinitions must define pk as a string (S)")
+    if props.get("TimeToLiveSpecification") != {"AttributeName": "ttl", "Enabled": True}:
+        problem(path, f"{name}: TimeToLiveSpecification must enable TTL on ttl")
+    return name
+
+
+def is_get_att(value, resource, attribute):
+    get_att = value.get("Fn::GetAtt") if isinstance(value, dict) else None
+    if isinstance(get_att, str):
+        get_att = get_att.split(".", 1)
+    return resource is not None and get_att == [resource, attribute]
+
+
+def check_environment(binaries, variables):
+    """Checks template.yaml; returns its export names and rendered names and paths."""
+    path = ENVIRONMENT
+    template = load(path)
+    if template is None:
+        return None
+    check_lint_reasons(path, template)
     resources = template["Resources"]
-    functions = {
-        name: r for name, r in resources.items() if r["Type"] == "AWS::Serverless::Function"
-    }
-    if len(functions) < 2:
-        problem(f"expected a function per deployment, found {sorted(functions)}")
-
+    functions = of_type(resources, "AWS::Serverless::Function")
+    if not functions:
+        problem(path, "expected the dynamic-routing function, found no function")
+    for kind in ("AWS::Serverless::HttpApi", "AWS::Serverless::Api"):
+        if of_type(resources, kind):
+            problem(
+                path,
+                f"{kind} defines the API by an OpenAPI Body, which route stacks' routes do not survive",
+            )
+    table = auth_table(path, resources)
     manifest_arn = {"Fn::Sub": "arn:${AWS::Partition}:s3:::${ManifestBucket}/${ManifestKey}"}
-    table = auth_table(template, resources)
     endpoints = {}
     for name, resource in functions.items():
         props = merged_function(template, resource)
-        for key, expected in [
-            ("Runtime", "provided.al2023"),
-            ("Handler", "bootstrap"),
-            ("Architectures", ["arm64"]),
-        ]:
-            if props.get(key) != expected:
-                problem(f"{name}: {key} is {props.get(key)!r}, expected {expected!r}")
-        metadata = resource.get("Metadata", {})
-        if metadata.get("BuildMethod") != "rust-cargolambda":
-            problem(f"{name}: Metadata.BuildMethod must be rust-cargolambda")
-        binary = metadata.get("BuildProperties", {}).get("Binary")
-        if binary not in binaries:
-            problem(f"{name}: Binary {binary!r} is not a binary of the workspace {sorted(binaries)}")
-        elif not binaries[binary]:
-            problem(f"{name}: Binary {binary!r} is not a Lambda function (no lambda_http)")
-
-        env = props.get("Environment", {}).get("Variables", {})
-        missing = sorted(variables - set(env))
-        if missing:
-            problem(f"{name}: environment lacks {missing}")
+        _, env = check_function(path, name, props, resource.get("Metadata", {}), binaries, variables)
         if env.get("MCP_REGISTRY_SOURCE") != {"Fn::Sub": "s3://${ManifestBucket}/${ManifestKey}"}:
-            problem(f"{name}: MCP_REGISTRY_SOURCE must be the manifest object")
+            problem(path, f"{name}: MCP_REGISTRY_SOURCE must be the manifest object")
         if table is not None and env.get("MCP_AUTH_TABLE") != {"Ref": table}:
-            problem(f"{name}: MCP_AUTH_TABLE must be the delegation table {table}")
+            problem(path, f"{name}: MCP_AUTH_TABLE must be the delegation table {table}")
         endpoints[name] = (env.get("MCP_ENDPOINT_PATH"), env.get("MCP_ROUTING"))
-
-        statements = [
-            s for policy in props.get("Policies", []) for s in policy.get("Statement", [])
-        ]
+        if "Events" in props:
+            problem(path, f"{name}: Events make SAM write an OpenAPI Body; use ApiGatewayV2 routes")
         granted = set()
-        for statement in statements:
-            actions = statement.get("Action")
-            actions = actions if isinstance(actions, list) else [actions]
+        for statement in [s for p in props.get("Policies", []) for s in p.get("Statement", [])]:
+            actions = actions_of(statement)
             if statement.get("Effect") != "Allow" or actions not in (
                 ["s3:GetObject"],
                 ["dynamodb:UpdateItem"],
             ):
                 problem(
+                    path,
                     f"{name}: a statement must allow s3:GetObject or dynamodb:UpdateItem alone, "
-                    f"found {statement}"
+                    f"found {statement}",
                 )
                 continue
             if actions == ["s3:GetObject"] and statement.get("Resource") != manifest_arn:
-                problem(f"{name}: s3:GetObject must be scoped to the manifest object")
-            elif actions == ["dynamodb:UpdateItem"] and not is_table_arn(
-                statement.get("Resource"), table
+                problem(path, f"{name}: s3:GetObject must be scoped to the manifest object")
+            elif actions == ["dynamodb:UpdateItem"] and not is_get_att(
+                statement.get("Resource"), table, "Arn"
             ):
-                problem(f"{name}: dynamodb:UpdateItem must be scoped to the delegation table's ARN")
+                problem(path, f"{name}: dynamodb:UpdateItem must be scoped to the table's ARN")
             granted.add(actions[0])
-        if "s3:GetObject" not in granted:
-            problem(f"{name}: no permission to read the manifest")
-        if "dynamodb:UpdateItem" not in granted:
-            problem(f"{name}: no permission to update the delegation table")
+        for action in ("s3:GetObject", "dynamodb:UpdateItem"):
+            if action not in granted:
+                problem(path, f"{name}: no {action} permission (the manifest, the delegation table)")
+        check_log_group(path, name, props, resources)
 
-        group = props.get("LoggingConfig", {}).get("LogGroup", {}).get("Ref")
-        if group not in resources or "RetentionInDays" not in resources[group]["Properties"]:
-            problem(f"{name}: LoggingConfig.LogGroup must be a log group with RetentionInDays")
+    # Domain resources exist only with a domain.
+    domain_condition = template.get("Conditions", {}).get("HasDomain")
+    if '{"Ref": "DomainName"}' not in json.dumps(domain_condition):
+        problem(path, "the condition HasDomain must test the parameter DomainName")
+    for name, resource in resources.items():
+        if resource["Type"] in ("AWS::ApiGatewayV2::DomainName", "AWS::ApiGatewayV2::ApiMapping"):
+            if resource.get("Condition") != "HasDomain":
+                problem(path, f"{name}: a custom-domain resource needs Condition HasDomain")
+
+    # Exports named after the stack.
+    outputs = template.get("Outputs", {})
+    exported = {}
+    for name, output in outputs.items():
+        export = output.get("Export", {}).get("Name")
+        if export is None:
+            continue
+        match = re.fullmatch(r"\$\{AWS::StackName\}-([A-Za-z0-9]+)", export.get("Fn::Sub", ""))
+        if not match:
+            problem(path, f"output {name}: export name {export} must be !Sub ${{AWS::StackName}}-<name>")
+            continue
+        exported[match.group(1)] = name
+        if "Condition" in output:
+            problem(path, f"output {name}: an export route stacks import cannot be conditional")
+    if set(exported) != EXPORTS:
+        problem(path, f"exports {sorted(exported)}, expected {sorted(EXPORTS)}")
+
+    apis = of_type(resources, "AWS::ApiGatewayV2::Api")
+    if len(apis) != 1:
+        problem(path, f"expected one HTTP API, found {sorted(apis)}")
+        return None
+    (api_name, api), = apis.items()
+    if {"Body", "BodyS3Location", "CorsConfiguration"} & set(api["Properties"]):
+        problem(path, f"{api_name}: no Body (route stacks add routes) and no CorsConfiguration (H9)")
+    if api["Properties"].get("ProtocolType") != "HTTP":
+        problem(path, f"{api_name}: ProtocolType must be HTTP")
+    stages = of_type(resources, "AWS::ApiGatewayV2::Stage")
+    if len(stages) != 1:
+        problem(path, f"expected one stage, found {sorted(stages)}")
+    for name, stage in stages.items():
+        props = stage["Properties"]
+        if props.get("StageName") != "$default" or props.get("AutoDeploy") is not True:
+            problem(path, f"{name}: the stage must be $default with AutoDeploy (for route stacks)")
+        for limit in ("ThrottlingBurstLimit", "ThrottlingRateLimit"):
+            if limit not in props.get("DefaultRouteSettings", {}):
+                problem(path, f"{name} lacks DefaultRouteSettings.{limit} (the flood floor)")
+    for export, output in [
+        ("ApiId", {"Ref": api_name}),
+        ("ApiEndpoint", {"Fn::GetAtt": [api_name, "ApiEndpoint"]}),
+        ("AuthTableName", {"Ref": table}),
+        ("AuthTableArn", {"Fn::GetAtt": [table, "Arn"]}),
+    ]:
+        value = outputs.get(exported.get(export), {}).get("Value")
+        if isinstance(value, dict) and isinstance(value.get("Fn::GetAtt"), str):
+            value = {"Fn::GetAtt": value["Fn::GetAtt"].split(".", 1)}
+        if export in exported and value != output:
+            problem(path, f"export {export} must be {output}, is {value}")
 
     cfn = transformed(template)
-    apis = [r for r in cfn["Resources"].values() if r["Type"] == "AWS::ApiGatewayV2::Api"]
-    if len(apis) != 1:
-        problem(f"expected one HTTP API, found {len(apis)}")
-        return
-    stages = [r for r in cfn["Resources"].values() if r["Type"] == "AWS::ApiGatewayV2::Stage"]
-    for stage in stages:
-        settings = stage["Properties"].get("DefaultRouteSettings", {})
-        for limit in ("ThrottlingBurstLimit", "ThrottlingRateLimit"):
-            if limit not in settings:
-                problem(f"HTTP API stage lacks DefaultRouteSettings.{limit} (the flood floor)")
-    if not stages:
-        problem("HTTP API has no stage")
-    body = apis[0]["Properties"]["Body"]
-    if "CorsConfiguration" in apis[0]["Properties"] or "x-amazon-apigateway-cors" in body:
-        problem("the HTTP API must not answer CORS itself: preflights go to the functions (H9)")
-    paths = body["paths"]
-    served = {}
-    for path, operations in paths.items():
-        if path == WELL_KNOWN or path.startswith(WELL_KNOWN + "/"):
-            if list(operations) != ["get"]:
-                problem(f"HTTP API metadata path {path} must send GET, has {list(operations)}")
-        elif list(operations) != ["x-amazon-apigateway-any-method"]:
-            problem(f"HTTP API path {path} must send every method (ANY), has {list(operations)}")
-        uri = json.dumps(operations[next(iter(operations))]["x-amazon-apigateway-integration"]["uri"])
-        owner = [name for name in functions if "${" + name + ".Arn}" in uri]
-        served.setdefault(owner[0] if owner else None, set()).add(path)
-    if not any(WELL_KNOWN in routes for routes in served.values()):
-        problem(f"no function answers the root metadata path {WELL_KNOWN} (A10)")
-    for name, (endpoint, routing) in endpoints.items():
-        routes = served.get(name, set())
-        public = endpoint if routing == "fixed" else endpoint + "/{routeKey}"
-        wanted = {endpoint, public, WELL_KNOWN + public}
-        if not wanted <= routes:
-            problem(f"{name}: HTTP API routes {sorted(routes)} do not cover {sorted(wanted)}")
+    names = set()
+    for domain in ("", "mcp.example.com"):
+        rendered = Renderer(
+            cfn,
+            ENVIRONMENT_STACK,
+            {
+                "ManifestBucket": BUCKET,
+                "DomainName": domain,
+                "CertificateArn": "arn:aws:acm:us-east-1:123456789012:certificate/x" if domain else "",
+            },
+        )
+        resources_r = rendered.resources()
+        routes = api_routes(path, resources_r, f"<{api_name}>")
+        paths = check_paths(path, routes, endpoints)
+        if WELL_KNOWN not in paths:
+            problem(path, f"no function answers the root metadata path {WELL_KNOWN} (A10)")
+        check_permissions(path, resources_r, f"<{api_name}>", routes)
+        names |= physical_names(resources_r)
+        base = f"https://{domain}" if domain else f"<{api_name}.ApiEndpoint>"
+        outputs_r = rendered.outputs()
+        if exported.get("PublicBaseUrl") and outputs_r[exported["PublicBaseUrl"]]["Value"] != base:
+            problem(path, f"export PublicBaseUrl must be {base} (domain {domain!r})")
+        values = [o["Value"] for o in outputs_r.values()]
+        for name, (endpoint, routing) in endpoints.items():
+            public = endpoint if routing == "fixed" else endpoint + "/{routeKey}"
+            if base + public not in values:
+                problem(path, f"Outputs lack the public URL of {name} ({base}{public})")
+            resource_url = resources_r[name]["Properties"]["Environment"]["Variables"].get(
+                "MCP_RESOURCE_URL"
+            )
+            if resource_url != base + endpoint:
+                problem(path, f"{name}: MCP_RESOURCE_URL is {resource_url}, expected {base}{endpoint}")
+        routes_by_domain = routes
+    return {"exports": set(exported), "names": names, "routes": routes_by_domain, "api": api_name}
 
-    outputs = json.dumps(template.get("Outputs", {}))
-    for name, (endpoint, routing) in endpoints.items():
-        public = endpoint if routing == "fixed" else endpoint + "/{routeKey}"
-        if public + '"' not in outputs:
-            problem(f"Outputs lack the public URL of {name} ({public})")
+
+# ---------------------------------------------------------------------------------------------
+# The route template
+
+
+def check_imports(path, node, exports, where="", inside_import=False):
+    """Every reference to the environment is an import of an export it defines."""
+    if isinstance(node, list):
+        for i, value in enumerate(node):
+            check_imports(path, value, exports, f"{where}[{i}]", inside_import)
+        return
+    if not isinstance(node, dict):
+        if (
+            isinstance(node, str)
+            and "${EnvironmentStack}" in node
+            and not inside_import
+            and ".Description" not in where
+        ):
+            problem(path, f"{where}: names the environment outside an Fn::ImportValue")
+        return
+    if "Fn::ImportValue" in node:
+        value = node["Fn::ImportValue"]
+        match = isinstance(value, dict) and re.fullmatch(
+            r"\$\{EnvironmentStack\}-([A-Za-z0-9]+)", str(value.get("Fn::Sub", ""))
+        )
+        if not match:
+            problem(path, f"{where}: import {value} must be !Sub ${{EnvironmentStack}}-<export>")
+        elif match.group(1) not in exports:
+            problem(path, f"{where}: imports {match.group(1)}, which {ENVIRONMENT} does not export")
+        return
+    if node.get("Ref") == "EnvironmentStack" and not inside_import:
+        problem(path, f"{where}: names the environment outside an Fn::ImportValue")
+    for key, value in node.items():
+        check_imports(path, value, exports, f"{where}.{key}", inside_import)
+
+
+def route_stack(key):
+    return f"mcp-route-{key}"
+
+
+def render_route(cfn, key, manifest_key=""):
+    return Renderer(
+        cfn,
+        route_stack(key),
+        {
+            "RouteKey": key,
+            "EnvironmentStack": ENVIRONMENT_STACK,
+            "ManifestBucket": BUCKET,
+            "ManifestKey": manifest_key,
+            "ManifestRevision": "1",
+        },
+    )
+
+
+def check_route(binaries, variables, environment):
+    path = ROUTE
+    template = load(path)
+    if template is None:
+        return
+    check_lint_reasons(path, template)
+    parameters = template.get("Parameters", {})
+    missing = sorted((ROUTE_PASSED | ROUTE_SETTINGS) - set(parameters))
+    if missing:
+        problem(path, f"lacks the parameters {missing}")
+    undefaulted = sorted(
+        n for n, p in parameters.items() if "Default" not in p and n not in ROUTE_PASSED
+    )
+    if undefaulted:
+        problem(
+            path,
+            f"parameters {undefaulted} need a default: a route's samconfig.toml sets only "
+            f"{sorted(ROUTE_PASSED)}",
+        )
+    if parameters.get("ManifestKey", {}).get("Default") != "":
+        problem(path, "ManifestKey must default to empty (routes/<RouteKey>/manifest.json)")
+    resources = template["Resources"]
+    for name, resource in resources.items():
+        if resource["Type"] in ENVIRONMENT_ONLY:
+            problem(path, f"{name}: {resource['Type']} belongs to the environment; import it instead")
+        if resource["Type"] in ("AWS::IAM::Policy", "AWS::IAM::ManagedPolicy", "AWS::IAM::User"):
+            problem(path, f"{name}: the route's only permissions are its role's inline policy")
+    functions = of_type(resources, "AWS::Serverless::Function")
+    if len(functions) != 1:
+        problem(path, f"expected one function, found {sorted(functions)}")
+        return
+    (function, resource), = functions.items()
+    props = merged_function(template, resource)
+    binary, env = check_function(
+        path, function, props, resource.get("Metadata", {}), binaries, variables
+    )
+    if binary != "mcp-core":
+        problem(path, f"{function}: must run the fixed-routing binary mcp-core, runs {binary!r}")
+    if env.get("MCP_ENDPOINT_PATH") != {"Fn::Sub": "/mcp/${RouteKey}"}:
+        problem(path, f"{function}: MCP_ENDPOINT_PATH must be !Sub /mcp/${{RouteKey}}")
+    if env.get("MCP_ROUTING") != "fixed":
+        problem(path, f"{function}: MCP_ROUTING must be fixed")
+    if "Policies" in props or "Events" in props:
+        problem(path, f"{function}: no SAM Policies or Events; its role and routes are explicit")
+    group = check_log_group(path, function, props, resources)
+    role = props.get("Role")
+    role = role.get("Fn::GetAtt") if isinstance(role, dict) else None
+    role = role.split(".", 1) if isinstance(role, str) else role
+    if not role or role[1:] != ["Arn"] or resources.get(role[0], {}).get("Type") != "AWS::IAM::Role":
+        problem(path, f"{function}: Role must be !GetAtt of the template's role")
+        return
+    role = role[0]
+    if environment is None:
+        return
+    check_imports(path, template, environment["exports"])
+    for name, output in template.get("Outputs", {}).items():
+        if "Export" in output:
+            problem(path, f"output {name}: a route stack exports nothing (so it can be deleted)")
+
+    cfn = transformed(template)
+    extra = sorted(
+        n for n, r in cfn["Resources"].items() if r["Type"].startswith("AWS::IAM::") and n != role
+    )
+    if extra:
+        problem(path, f"IAM resources {extra} besides the route's role (SAM Policies?)")
+    rendered_names = {}
+    for key in RENDERED_KEYS:
+        for manifest_key in ("", "teams/custom.json"):
+            rendered = render_route(cfn, key, manifest_key)
+            resources_r = rendered.resources()
+            where = f"{path} [RouteKey={key}, ManifestKey={manifest_key!r}]"
+            object_key = manifest_key or f"routes/{key}/manifest.json"
+            fprops = resources_r[function]["Properties"]
+            variables_r = fprops["Environment"]["Variables"]
+            expected = {
+                "MCP_ENDPOINT_PATH": f"/mcp/{key}",
+                "MCP_REGISTRY_SOURCE": f"s3://{BUCKET}/{object_key}",
+                "MCP_AUTH_TABLE": f"<import:{ENVIRONMENT_STACK}-AuthTableName>",
+                "MCP_RESOURCE_URL": f"<import:{ENVIRONMENT_STACK}-PublicBaseUrl>/mcp/{key}",
+            }
+            for variable, value in expected.items():
+                if variables_r.get(variable) != value:
+                    problem(where, f"{variable} is {variables_r.get(variable)!r}, expected {value!r}")
+            check_route_role(
+                where,
+                resources_r[role]["Properties"],
+                {
+                    "s3:GetObject": f"arn:aws:s3:::{BUCKET}/{object_key}",
+                    "dynamodb:UpdateItem": f"<import:{ENVIRONMENT_STACK}-AuthTableArn>",
+                    "logs": f"<{group}.Arn>",
+                },
+            )
+            api = f"<import:{ENVIRONMENT_STACK}-ApiId>"
+            routes = api_routes(where, resources_r, api)
+            wanted = {
+                f"ANY /mcp/{key}": function,
+                f"ANY /mcp/{key}/{{proxy+}}": function,
+                f"GET {WELL_KNOWN}/mcp/{key}": function,
+            }
+            if routes != wanted:
+                problem(where, f"routes {routes}, expected {wanted}")
+            check_paths(where, routes, {})
+            check_permissions(where, resources_r, api, routes)
+            url = rendered.outputs().get("RouteUrl", {}).get("Value")
+            if url != f"<import:{ENVIRONMENT_STACK}-PublicBaseUrl>/mcp/{key}":
+                problem(where, f"output RouteUrl is {url!r}, expected PublicBaseUrl + /mcp/{key}")
+            rendered_names[key] = (physical_names(resources_r), resources_r)
+
+    # Side by side: nothing shared with the environment or the other route stack.
+    environment_api = f"<{environment['api']}>"
+    env_names = {
+        (kind.replace(f"route on {environment_api}", "route on the API"), name)
+        for kind, name in environment["names"]
+    }
+    api_kind = f"route on <import:{ENVIRONMENT_STACK}-ApiId>"
+    seen = {}
+    for key, (names, resources_r) in rendered_names.items():
+        names = {(kind.replace(api_kind, "route on the API"), name) for kind, name in names}
+        if not any(kind == "AWS::Lambda::Function FunctionName" for kind, _ in names):
+            problem(path, "the function's name must be explicit (a team's IAM names it)")
+        for kind, name in names:
+            if (kind, name) in env_names:
+                problem(path, f"[RouteKey={key}] {kind} {name} is also the environment's")
+            if (kind, name) in seen:
+                problem(path, f"[RouteKey={key}] {kind} {name} is also route {seen[(kind, name)]}'s")
+            seen[(kind, name)] = key
+        # A route stack's permissions let no other route's path invoke its function.
+        for other, (_, other_resources) in rendered_names.items():
+            if other == key:
+                continue
+            other_routes = [
+                r["Properties"]["RouteKey"]
+                for r in of_type(other_resources, "AWS::ApiGatewayV2::Route").values()
+            ] + list(environment["routes"])
+            for permission in of_type(resources_r, "AWS::Lambda::Permission").values():
+                pattern = permission["Properties"].get("SourceArn", "")
+                for route_key in other_routes:
+                    for arn in invocation_arns(f"<import:{ENVIRONMENT_STACK}-ApiId>", route_key):
+                        if fnmatch.fnmatchcase(arn, pattern):
+                            problem(path, f"[RouteKey={key}] {pattern} lets {route_key} invoke it")
+
+
+def check_route_role(where, role, scopes):
+    """The route role: lambda may assume it; it grants the three scopes and nothing else."""
+    if role.get("ManagedPolicyArns"):
+        problem(where, "the route role attaches managed policies")
+    trust = role.get("AssumeRolePolicyDocument", {}).get("Statement", [])
+    if [s.get("Principal") for s in trust] != [{"Service": "lambda.amazonaws.com"}]:
+        problem(where, "the route role must be assumable by lambda.amazonaws.com alone")
+    granted = set()
+    for policy in role.get("Policies", []):
+        for statement in policy.get("PolicyDocument", {}).get("Statement", []):
+            actions = set(actions_of(statement))
+            plain = not {"NotAction", "NotResource", "Condition"} & set(statement)
+            if statement.get("Effect") != "Allow" or not plain:
+                problem(where, f"route role statement must be a plain Allow: {statement}")
+                continue
+            resource = statement.get("Resource")
+            if actions <= LOG_ACTIONS:
+                if resource != scopes["logs"]:
+                    problem(where, f"log permissions must be on the route's log group, not {resource}")
+                granted |= actions
+            elif actions in ({"s3:GetObject"}, {"dynamodb:UpdateItem"}):
+                (action,) = actions
+                if resource != scopes[action]:
+                    problem(where, f"{action} must be scoped to {scopes[action]}, is {resource}")
+                granted.add(action)
+            else:
+                problem(
+                    where,
+                    f"route role grants {sorted(actions)}; only s3:GetObject, dynamodb:UpdateItem "
+                    "and its own logs",
+                )
+    for action in sorted(LOG_ACTIONS | {"s3:GetObject", "dynamodb:UpdateItem"}):
+        if action not in granted:
+            problem(where, f"the route role lacks {action}")
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def render(directory):
+    """Writes the route template with each rendered key as its parameters' defaults."""
+    template, matches = decode(ROUTE)
+    if matches:
+        for match in matches:
+            print(f"{ROUTE}: {match}", file=sys.stderr)
+        sys.exit(1)
+    os.makedirs(directory, exist_ok=True)
+    for key in RENDERED_KEYS:
+        document = copy.deepcopy(template)
+        for name, value in {
+            "RouteKey": key,
+            "EnvironmentStack": ENVIRONMENT_STACK,
+            "ManifestBucket": BUCKET,
+            "ManifestRevision": "1",
+        }.items():
+            document["Parameters"][name]["Default"] = value
+        target = os.path.join(directory, f"route-{key}.json")
+        with open(target, "w", encoding="utf-8") as f:
+            json.dump(document, f, indent=1)
+        print(target)
+
+
+def main():
+    binaries = workspace_lambda_binaries()
+    variables = gateway_variables()
+    environment = check_environment(binaries, variables)
+    check_route(binaries, variables, environment)
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["render"] and len(sys.argv) == 3:
+        render(sys.argv[2])
+        sys.exit(0)
     main()
-    for text in problems:
-        print(f"template.yaml: {text}", file=sys.stderr)
+    for text in dict.fromkeys(problems):
+        print(text, file=sys.stderr)
     if problems:
         sys.exit(1)
     print(
-        "template.yaml: functions, binaries, MCP_* variables, routes, throttling, delegation table, "
-        "permissions and outputs check out"
+        f"{ENVIRONMENT}: function, binary, MCP_* variables, API without Body, $default stage and "
+        "throttling, optional domain, routes, delegation table, permissions and exports check out"
+    )
+    print(
+        f"{ROUTE}: function, binary, MCP_* variables, role, routes and permissions on the imported "
+        f"API, imports and names check out for RouteKey {' and '.join(RENDERED_KEYS)} beside the "
+        "environment"
     )

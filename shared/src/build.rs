@@ -11,12 +11,13 @@ use crate::auth::{
     AuthMode, Authenticator, DynamoStore, HttpKeySet, OAuthVerifier, ProtectedResource,
     system_clock,
 };
-use crate::config::{Config, ConfigError, Profile, RegistrySource};
+use crate::config::{Config, ConfigError, Profile, RegistrySource, RoutingMode};
 use crate::invoke::HttpInvoker;
 use crate::registry::{
     BakedSource, FileSource, HttpSource, LoadLimits, Registry, RegistryError, S3Source, Snapshot,
     SnapshotSource, SourceChain,
 };
+use crate::routing::fixed_route_key;
 use crate::service::{Gateway, NOT_LOADED};
 
 /// Why the gateway could not be built at cold start.
@@ -182,14 +183,19 @@ impl SourceChain {
         let fallback: Option<Box<dyn SnapshotSource>> = (config.profile == Profile::Local
             && config.registry_source != sample)
             .then(|| Box::new(BakedSource("sample".into())) as Box<dyn SnapshotSource>);
-        Ok(Self::new(
+        let chain = Self::new(
             primary,
             fallback,
             LoadLimits {
                 timeout: Duration::from_millis(config.registry_timeout_ms),
                 max_bytes: config.max_manifest_bytes,
             },
-        ))
+        );
+        // CONTRACT M1: a fixed deployment serves the route its path names, or none.
+        Ok(match config.routing {
+            RoutingMode::Fixed => chain.serving(fixed_route_key(&config.endpoint_path)),
+            RoutingMode::Dynamic => chain,
+        })
     }
 }
 

@@ -546,3 +546,103 @@ async fn n2_rest_api_event_serves_a_modern_tools_call_and_answers_its_errors_wit
         "Header mismatch: Mcp-Name header is required"
     );
 }
+
+/// A fixed deployment of route `hr`, as a route stack's function is configured (CONTRACT M1).
+fn route_stack_config(key: &str) -> mcp_gateway::Config {
+    mcp_gateway::Config {
+        endpoint_path: format!("/mcp/{key}"),
+        ..mcp_gateway::Config::fixed_defaults()
+    }
+}
+
+#[tokio::test]
+async fn m1_a_route_stack_function_answers_its_route_under_default_and_named_stages() {
+    let h = Harness::with_config(route_stack_config("hr")).await;
+    let with_path = |fixture_name: &str, raw_path: &str| {
+        let mut event = fixture(fixture_name);
+        event["rawPath"] = json!(raw_path);
+        event["requestContext"]["http"]["path"] = json!(raw_path);
+        event
+    };
+    let mut event = with_path("apigw-v2-default-stage.json", "/mcp/hr");
+    event["body"] = json!(r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#);
+    event["headers"]
+        .as_object_mut()
+        .unwrap()
+        .remove("content-length");
+    let reply = serve(&h, parse(&event)).await;
+    assert_eq!(reply.status, 200, "{}", reply.text);
+    assert_eq!(reply.json()["result"]["tools"][0]["name"], "leave_balance");
+
+    let event = with_path("apigw-v2-named-stage-base64.json", "/prod/mcp/hr/");
+    let reply = serve(&h, parse(&event)).await;
+    assert_eq!(reply.status, 200, "{}", reply.text);
+    let names: Vec<Value> = reply.json()["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].clone())
+        .collect();
+    assert_eq!(
+        names,
+        [json!("leave_balance")],
+        "never another route's tools"
+    );
+}
+
+#[tokio::test]
+async fn m1_r4_a_route_stack_whose_manifest_lacks_its_route_serves_initialize_and_32603() {
+    let dir = std::env::temp_dir().join(format!("m1-missing-route-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("manifest.json");
+    let h = Harness::fixed().await;
+    // A routes manifest with `core` and `hr`, but not `payroll`.
+    let document = gateway_tests::manifest(&h.tool_service.uri());
+    std::fs::write(&path, document.to_string()).unwrap();
+    let mut config = route_stack_config("payroll");
+    config.registry_source = mcp_gateway::RegistrySource::File(path.to_string_lossy().into());
+    let registry = mcp_gateway::build::load_registry(&config).await;
+    assert!(
+        registry.current().is_none(),
+        "M1: a load failure, never another route"
+    );
+    let gateway = mcp_gateway::Gateway::with_registry(
+        config,
+        registry,
+        mcp_gateway::invoke::HttpInvoker::new().unwrap(),
+    );
+    let h = Harness {
+        gateway: std::sync::Arc::new(gateway),
+        tool_service: h.tool_service,
+    };
+    let with_body = |body: &str| {
+        let mut event = fixture("apigw-v2-default-stage.json");
+        event["rawPath"] = json!("/mcp/payroll");
+        event["requestContext"]["http"]["path"] = json!("/mcp/payroll");
+        event["body"] = json!(body);
+        event["headers"]
+            .as_object_mut()
+            .unwrap()
+            .remove("content-length");
+        parse(&event)
+    };
+    let reply = serve(
+        &h,
+        with_body(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#),
+    )
+    .await;
+    assert_eq!(reply.status, 200, "{}", reply.text);
+    assert_eq!(reply.json()["result"]["protocolVersion"], "2025-11-25");
+    let reply = serve(
+        &h,
+        with_body(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#),
+    )
+    .await;
+    assert_eq!(reply.status, 200, "{}", reply.text);
+    let body = reply.json();
+    assert_eq!(body["error"]["code"], -32603, "{body}");
+    assert_eq!(
+        body["error"]["message"],
+        "Internal error: the tool registry is not loaded"
+    );
+}

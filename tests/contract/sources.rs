@@ -430,3 +430,25 @@ async fn p5_route_lookup_of_a_loaded_snapshot_makes_no_network_call() {
     answer.assert_rpc_error(-32600, "route key is not registered", &json!(1));
     assert!(h.tool_service.received_requests().await.unwrap().is_empty());
 }
+
+#[tokio::test]
+async fn m1_a_fixed_chain_refuses_a_routes_manifest_without_its_route_and_retries_it() {
+    let server = manifest_server(200, &manifest().to_string(), "application/json").await;
+    let chain = manifest_chain(&server, None).serving("payroll");
+    let error = chain.load().await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "manifest from {}/manifest has no route 'payroll' (routes: core)",
+            server.uri()
+        )
+    );
+    // The route it names loads; so does the single route of a single-route manifest.
+    let chain = manifest_chain(&server, None).serving("core");
+    let snapshot = chain.load().await.unwrap();
+    assert!(snapshot.fixed_route("core").is_some());
+    let single = json!({"manifestVersion": 1, "tools": manifest()["routes"][0]["tools"].clone()});
+    let server = manifest_server(200, &single.to_string(), "application/json").await;
+    let chain = manifest_chain(&server, None).serving("payroll");
+    assert!(chain.load().await.unwrap().fixed_route("payroll").is_some());
+}

@@ -1,7 +1,12 @@
-//! `mcp-manifest validate SOURCE [--json]`: the load-time manifest checks of CONTRACT R5 as a
-//! command for infra teams, plus portability warnings.
+//! `mcp-manifest validate [--route KEY] SOURCE [--json]`: the load-time manifest checks of
+//! CONTRACT R5 (and M1 for a route stack's manifest) as a command for infra teams, plus
+//! portability warnings. Exit codes: `0` valid, `1` invalid (not JSON, any R5 problem, or
+//! without the route), `2` unreachable.
 //!
-//! Exit codes: `0` valid, `1` invalid (not JSON, or any R5 problem), `2` unreachable.
+//! `mcp-manifest new-route KEY --bucket BUCKET [--dir DIR] [--stack-name NAME]
+//! [--environment STACK]`: scaffolds a route stack's folder (a starter
+//! manifest and its `samconfig.toml`). Exit codes: `0` written, `1` refused (a key that breaks
+//! P3, or a folder that exists).
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -12,8 +17,11 @@ use clap::{Parser, Subcommand};
 use mcp_gateway::RegistrySource;
 use mcp_gateway::build::source_for;
 use mcp_gateway::registry::{
-    ManifestProblem, RegistryError, compile_manifest, portability_warnings,
+    ManifestProblem, RegistryError, Snapshot, compile_manifest, portability_warnings,
 };
+use mcp_gateway::routing::is_route_key;
+
+mod scaffold;
 use serde_json::{Value, json};
 
 /// Checks MCP gateway tool manifests.
@@ -39,6 +47,26 @@ enum Command {
         /// Manifest size limit in bytes.
         #[arg(long, default_value_t = 16 * 1024 * 1024)]
         max_bytes: usize,
+        /// The route the manifest must serve: a route stack's `RouteKey` (CONTRACT M1).
+        #[arg(long)]
+        route: Option<String>,
+    },
+    /// Writes a route stack's folder: `manifest.json` (one example tool) and `samconfig.toml`.
+    NewRoute {
+        /// The route key: 1-64 characters of [A-Za-z0-9._-] (CONTRACT P3).
+        key: String,
+        /// The folder to create (default `routes/<KEY>`); it must not exist.
+        #[arg(long)]
+        dir: Option<std::path::PathBuf>,
+        /// The S3 bucket the route's manifest is uploaded to (`ManifestBucket`).
+        #[arg(long)]
+        bucket: String,
+        /// The route stack's name, also its function's (default `mcp-route-<KEY>`).
+        #[arg(long)]
+        stack_name: Option<String>,
+        /// The environment stack whose HTTP API and delegation table the route uses.
+        #[arg(long, default_value = "mcp-gateway")]
+        environment: String,
     },
 }
 
@@ -102,7 +130,12 @@ impl Report {
     }
 }
 
-async fn validate(source: &str, timeout: Duration, max_bytes: usize) -> Report {
+async fn validate(
+    source: &str,
+    timeout: Duration,
+    max_bytes: usize,
+    route: Option<&str>,
+) -> Report {
     let parsed =
         RegistrySource::parse(source).unwrap_or_else(|_| RegistrySource::File(source.into()));
     let mut report = Report {
@@ -139,11 +172,45 @@ async fn validate(source: &str, timeout: Duration, max_bytes: usize) -> Report {
             return report;
         }
     };
-    if let Err(problems) = compile_manifest(&document) {
-        report.errors = problems;
+    match compile_manifest(&document) {
+        Err(problems) => report.errors = problems,
+        Ok(snapshot) => {
+            if let Some(problem) = route.and_then(|key| route_problem(&snapshot, key)) {
+                report.errors.push(problem);
+            }
+        }
     }
     report.warnings = portability_warnings(&document);
     report
+}
+
+/// CONTRACT M1: a route stack's manifest serves its route (a `routes` manifest names it, or a
+/// single-route manifest); `None` when it does.
+fn route_problem(snapshot: &Snapshot, key: &str) -> Option<ManifestProblem> {
+    if !is_route_key(key) {
+        return Some(ManifestProblem {
+            path: String::new(),
+            message: format!(
+                "--route '{key}' is not a route key: 1-64 characters of [A-Za-z0-9._-]"
+            ),
+        });
+    }
+    if snapshot.fixed_route(key).is_some() {
+        return None;
+    }
+    let mut routes: Vec<&str> = snapshot.route_keys().collect();
+    routes.sort_unstable();
+    Some(ManifestProblem {
+        path: "routes".into(),
+        message: format!(
+            "no route '{key}': a deployment at /mcp/{key} would serve nothing (routes: {})",
+            if routes.is_empty() {
+                "none".to_string()
+            } else {
+                routes.join(", ")
+            }
+        ),
+    })
 }
 
 #[tokio::main]
@@ -155,14 +222,46 @@ async fn main() -> ExitCode {
             json,
             timeout_ms,
             max_bytes,
+            route,
         } => {
-            let report = validate(&source, Duration::from_millis(timeout_ms), max_bytes).await;
+            let report = validate(
+                &source,
+                Duration::from_millis(timeout_ms),
+                max_bytes,
+                route.as_deref(),
+            )
+            .await;
             if json {
                 println!("{}", report.to_json());
             } else {
                 print!("{}", report.to_text());
             }
             ExitCode::from(report.exit_code())
+        }
+        Command::NewRoute {
+            key,
+            dir,
+            bucket,
+            stack_name,
+            environment,
+        } => {
+            let dir = dir.unwrap_or_else(|| std::path::Path::new("routes").join(&key));
+            match scaffold::write(&key, &dir, stack_name.as_deref(), &bucket, &environment) {
+                Ok(written) => {
+                    for path in written {
+                        println!("wrote {}", path.display());
+                    }
+                    println!(
+                        "next: cargo run -p mcp-manifest -- validate --route {key} {}",
+                        dir.join("manifest.json").display()
+                    );
+                    ExitCode::SUCCESS
+                }
+                Err(reason) => {
+                    eprintln!("error: {reason}");
+                    ExitCode::from(1)
+                }
+            }
         }
     }
 }

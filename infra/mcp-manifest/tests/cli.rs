@@ -1,5 +1,6 @@
 //! The `mcp-manifest validate` command: exit codes 0 valid / 1 invalid / 2 unreachable, text and
-//! `--json` output, portability warnings (CONTRACT R5).
+//! `--json` output, portability warnings (CONTRACT R5), `--route` (M1); and `new-route`, whose
+//! scaffold validates and is served by the real `mcp-local` at its route's path (M1, P3).
 
 use std::process::Command;
 
@@ -98,6 +99,11 @@ fn r5_portability_warnings_do_not_fail_validation() {
             "tools[0].inputSchema.properties.q"
         ]
     );
+    // Each warning names the tool (CONTRACT R5).
+    for warning in report["warnings"].as_array().unwrap() {
+        let message = warning["message"].as_str().unwrap();
+        assert!(message.starts_with("tool 'search.v2': "), "{message}");
+    }
 }
 
 #[test]
@@ -115,4 +121,251 @@ fn r2_unreachable_sources_exit_2() {
         let report: Value = serde_json::from_str(&out).unwrap();
         assert!(report["unreachable"].is_string(), "{out}");
     }
+}
+
+/// A fresh, empty temporary folder for one test.
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("mcp-manifest-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn run_with_stderr(args: &[&str]) -> (i32, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_mcp-manifest"))
+        .args(args)
+        .output()
+        .expect("mcp-manifest runs");
+    (
+        output.status.code().expect("exit code"),
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn m1_new_route_writes_a_manifest_valid_for_its_route_and_a_samconfig() {
+    let base = temp_dir("scaffold");
+    let dir = base.join("hr");
+    let dir_text = dir.to_string_lossy().into_owned();
+    let (code, out, err) = run_with_stderr(&[
+        "new-route",
+        "hr",
+        "--bucket",
+        "team-manifests",
+        "--dir",
+        &dir_text,
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let manifest = dir.join("manifest.json").to_string_lossy().into_owned();
+    assert!(out.contains(&format!("wrote {manifest}")), "{out}");
+
+    let (code, out) = run(&["validate", "--route", "hr", &manifest]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.ends_with("valid (0 errors, 0 warnings)\n"), "{out}");
+    let (code, out) = run(&["validate", "--route", "core", &manifest]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains(
+            "error: routes: no route 'core': a deployment at /mcp/core would serve nothing (routes: hr)"
+        ),
+        "{out}"
+    );
+
+    let config = std::fs::read_to_string(dir.join("samconfig.toml")).unwrap();
+    for line in [
+        "stack_name = \"mcp-route-hr\"",
+        "template_file = \"infra/route.yaml\"",
+        "build_dir = \".aws-sam/mcp-route-hr/build\"",
+        "template_file = \".aws-sam/mcp-route-hr/build/template.yaml\"",
+        "s3_prefix = \"mcp-route-hr\"",
+        r#"parameter_overrides = "RouteKey=\"hr\" EnvironmentStack=\"mcp-gateway\" ManifestBucket=\"team-manifests\" ManifestRevision=\"1\"""#,
+    ] {
+        assert!(config.lines().any(|l| l == line), "{line} in {config}");
+    }
+}
+
+#[test]
+fn m1_validate_route_accepts_a_single_route_manifest_and_refuses_a_bad_key() {
+    let path = temp_manifest(
+        "single.json",
+        &json!({"manifestVersion": 1, "tools": [{"name": "t", "description": "d",
+            "inputSchema": {"type": "object"}, "_meta": {"endpoint": "https://x/t"}}]})
+        .to_string(),
+    );
+    let (code, out) = run(&["validate", "--route", "anything", &path]);
+    assert_eq!(code, 0, "{out}");
+    let (code, out) = run(&["validate", "--json", "--route", "a/b", &path]);
+    assert_eq!(code, 1, "{out}");
+    let report: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        report["errors"][0]["message"],
+        "--route 'a/b' is not a route key: 1-64 characters of [A-Za-z0-9._-]"
+    );
+}
+
+#[test]
+fn m1_new_route_refuses_keys_that_break_p3_and_folders_that_exist() {
+    let base = temp_dir("refusals");
+    let long = "k".repeat(65);
+    for key in ["a/b", "has space", "한글", long.as_str(), ""] {
+        let dir = base.join("new");
+        let (code, out, err) = run_with_stderr(&[
+            "new-route",
+            key,
+            "--bucket",
+            "team-manifests",
+            "--dir",
+            &dir.to_string_lossy(),
+        ]);
+        assert_eq!(code, 1, "{key}: {out}{err}");
+        assert!(err.contains("is not a route key"), "{err}");
+        assert!(!dir.exists(), "nothing written for {key:?}");
+    }
+    // A valid route key that cannot name a stack needs --stack-name (CloudFormation, Lambda).
+    let dir = base.join("dotted");
+    let dir_text = dir.to_string_lossy().into_owned();
+    let args = [
+        "new-route",
+        "hr.eu",
+        "--bucket",
+        "team-manifests",
+        "--dir",
+        &dir_text,
+    ];
+    let (code, _, err) = run_with_stderr(&args);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("stack name 'mcp-route-hr.eu' is not a CloudFormation stack"),
+        "{err}"
+    );
+    assert!(!dir.exists());
+    let (code, _, err) =
+        run_with_stderr(&[&args[..], &["--stack-name", "mcp-route-hr-eu"]].concat());
+    assert_eq!(code, 0, "{err}");
+    let config = std::fs::read_to_string(dir.join("samconfig.toml")).unwrap();
+    assert!(
+        config.contains("stack_name = \"mcp-route-hr-eu\""),
+        "{config}"
+    );
+    assert!(config.contains("RouteKey=\\\"hr.eu\\\""), "{config}");
+    for bad_bucket in ["Team_Manifests", "ab", "x-"] {
+        let dir = base.join("bucket");
+        let (code, _, err) = run_with_stderr(&[
+            "new-route",
+            "hr",
+            "--bucket",
+            bad_bucket,
+            "--dir",
+            &dir.to_string_lossy(),
+        ]);
+        assert_eq!(code, 1, "{bad_bucket}");
+        assert!(err.contains("is not an S3 bucket name"), "{err}");
+        assert!(!dir.exists());
+    }
+    let existing = base.join("existing");
+    std::fs::create_dir_all(&existing).unwrap();
+    std::fs::write(existing.join("keep.txt"), "mine").unwrap();
+    let (code, _, err) = run_with_stderr(&[
+        "new-route",
+        "hr",
+        "--bucket",
+        "team-manifests",
+        "--dir",
+        &existing.to_string_lossy(),
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("exists; choose another folder with --dir"),
+        "{err}"
+    );
+    let entries: Vec<_> = std::fs::read_dir(&existing).unwrap().collect();
+    assert_eq!(entries.len(), 1, "the existing folder is left as it was");
+    assert_eq!(
+        std::fs::read_to_string(existing.join("keep.txt")).unwrap(),
+        "mine"
+    );
+}
+
+/// The `mcp-local` binary of this workspace's target folder, built when it is missing.
+fn mcp_local_binary() -> std::path::PathBuf {
+    let path = std::path::Path::new(env!("CARGO_BIN_EXE_mcp-manifest"))
+        .with_file_name(format!("mcp-local{}", std::env::consts::EXE_SUFFIX));
+    if !path.exists() {
+        let status = Command::new(env!("CARGO"))
+            .args(["build", "--quiet", "-p", "mcp-local", "--bin", "mcp-local"])
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "cargo build -p mcp-local");
+    }
+    path
+}
+
+#[test]
+fn m1_mcp_local_serves_a_scaffolded_route_at_its_path() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+
+    let dir = temp_dir("serve").join("payroll");
+    let (code, out, err) = run_with_stderr(&[
+        "new-route",
+        "payroll",
+        "--bucket",
+        "team-manifests",
+        "--dir",
+        &dir.to_string_lossy(),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let manifest = dir.join("manifest.json");
+    let mut child = Command::new(mcp_local_binary())
+        .args([
+            "--listen",
+            "127.0.0.1:0",
+            "--sample-tool-service",
+            "127.0.0.1:0",
+        ])
+        .env(
+            "MCP_REGISTRY_SOURCE",
+            format!("file:{}", manifest.display()),
+        )
+        .env("MCP_ENDPOINT_PATH", "/mcp/payroll")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("mcp-local starts");
+    // Read stderr to its end on a thread of its own: a closed pipe would fail the server's
+    // later writes.
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Some(rest) = line.strip_prefix("mcp-local: MCP endpoint ") {
+                let _ = tx.send(rest.split(' ').next().unwrap_or_default().to_string());
+            }
+        }
+    });
+    let endpoint = rx
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .expect("mcp-local prints its endpoint");
+    let output = Command::new("curl")
+        .args([
+            "-s",
+            &endpoint,
+            "-H",
+            "Content-Type: application/json",
+            "-H",
+            "MCP-Protocol-Version: 2025-11-25",
+            "-d",
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+        ])
+        .output()
+        .expect("curl runs");
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(endpoint.ends_with("/mcp/payroll"), "{endpoint}");
+    let list: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        list["result"]["tools"][0]["name"], "lookup_record",
+        "{list}"
+    );
 }

@@ -20,7 +20,7 @@ fn is_portable_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-'))
 }
 
-fn untyped_properties(schema: &Value, path: &str, out: &mut Vec<ManifestProblem>) {
+fn untyped_properties(schema: &Value, path: &str, tool: &str, out: &mut Vec<ManifestProblem>) {
     let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
         return;
     };
@@ -33,23 +33,25 @@ fn untyped_properties(schema: &Value, path: &str, out: &mut Vec<ManifestProblem>
             warn(
                 out,
                 property_path.clone(),
-                "property has no \"type\"; some clients reject or mistype it",
+                &format!("{tool}property has no \"type\"; some clients reject or mistype it"),
             );
         }
-        untyped_properties(property, &property_path, out);
+        untyped_properties(property, &property_path, tool, out);
     }
 }
 
+/// Every warning of a tool names it (`tool 'x': …`), so that a long manifest's report can be
+/// read without counting array indexes.
 fn tool_warnings(tool: &Value, path: &str, out: &mut Vec<ManifestProblem>) {
-    if tool
-        .get("name")
-        .and_then(Value::as_str)
-        .is_some_and(|name| !is_portable_name(name))
-    {
+    let name = tool.get("name").and_then(Value::as_str);
+    let label = name.map(|n| format!("tool '{n}': ")).unwrap_or_default();
+    if let Some(name) = name.filter(|name| !is_portable_name(name)) {
         warn(
             out,
             format!("{path}.name"),
-            "name is outside [A-Za-z0-9_-]{1,64}; some clients reject it",
+            &format!(
+                "tool '{name}': name is outside [A-Za-z0-9_-]{{1,64}}; some clients reject it"
+            ),
         );
     }
     if tool
@@ -60,7 +62,7 @@ fn tool_warnings(tool: &Value, path: &str, out: &mut Vec<ManifestProblem>) {
         warn(
             out,
             format!("{path}.description"),
-            "description is missing; models choose tools by it",
+            &format!("{label}description is missing; models choose tools by it"),
         );
     }
     if let Some(schema) = tool.get("inputSchema") {
@@ -68,10 +70,10 @@ fn tool_warnings(tool: &Value, path: &str, out: &mut Vec<ManifestProblem>) {
             warn(
                 out,
                 format!("{path}.inputSchema"),
-                "root has no \"type\": \"object\"; some clients reject it",
+                &format!("{label}root has no \"type\": \"object\"; some clients reject it"),
             );
         }
-        untyped_properties(schema, &format!("{path}.inputSchema"), out);
+        untyped_properties(schema, &format!("{path}.inputSchema"), &label, out);
     }
 }
 
@@ -106,7 +108,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn r5_portability_warnings_name_each_path() {
+    fn r5_portability_warnings_name_each_path_and_tool() {
         let doc = json!({"routes": [{"tools": [{
             "name": "search.v2",
             "inputSchema": {"properties": {"q": {"description": "x"}, "n": {"type": "integer"}}},
@@ -118,10 +120,10 @@ mod tests {
         assert_eq!(
             warnings,
             [
-                "routes[0].tools[0].name: name is outside [A-Za-z0-9_-]{1,64}; some clients reject it",
-                "routes[0].tools[0].description: description is missing; models choose tools by it",
-                "routes[0].tools[0].inputSchema: root has no \"type\": \"object\"; some clients reject it",
-                "routes[0].tools[0].inputSchema.properties.q: property has no \"type\"; some clients reject or mistype it",
+                "routes[0].tools[0].name: tool 'search.v2': name is outside [A-Za-z0-9_-]{1,64}; some clients reject it",
+                "routes[0].tools[0].description: tool 'search.v2': description is missing; models choose tools by it",
+                "routes[0].tools[0].inputSchema: tool 'search.v2': root has no \"type\": \"object\"; some clients reject it",
+                "routes[0].tools[0].inputSchema.properties.q: tool 'search.v2': property has no \"type\"; some clients reject or mistype it",
             ]
         );
     }

@@ -54,6 +54,17 @@ pub enum RegistryError {
         /// Every problem, with its JSON path.
         problems: Vec<ManifestProblem>,
     },
+    /// A `routes` manifest without the route a fixed deployment serves (CONTRACT M1): never
+    /// another route under this path.
+    #[error("manifest from {source_name} has no route '{route_key}' (routes: {})", if routes.is_empty() { "none".to_string() } else { routes.join(", ") })]
+    RouteMissing {
+        /// The source, as configured.
+        source_name: String,
+        /// The route the deployment serves: the last segment of its endpoint path.
+        route_key: String,
+        /// The manifest's route keys, sorted.
+        routes: Vec<String>,
+    },
 }
 
 impl RegistryError {
@@ -188,6 +199,7 @@ pub struct SourceChain {
     primary: Box<dyn SnapshotSource>,
     fallback: Option<Box<dyn SnapshotSource>>,
     limits: LoadLimits,
+    fixed_route: Option<String>,
 }
 
 impl std::fmt::Debug for SourceChain {
@@ -199,6 +211,7 @@ impl std::fmt::Debug for SourceChain {
                 &self.fallback.as_ref().map(|source| source.name()),
             )
             .field("limits", &self.limits)
+            .field("fixed_route", &self.fixed_route)
             .finish()
     }
 }
@@ -215,6 +228,35 @@ impl SourceChain {
             primary,
             fallback,
             limits,
+            fixed_route: None,
+        }
+    }
+
+    /// This chain for a fixed deployment serving `route_key`: a loaded `routes` manifest
+    /// without that route is a failed load (CONTRACT M1, R4).
+    #[must_use]
+    pub fn serving(mut self, route_key: impl Into<String>) -> Self {
+        self.fixed_route = Some(route_key.into());
+        self
+    }
+
+    /// CONTRACT M1: the snapshot serves the fixed route, when the chain has one.
+    fn checked(
+        &self,
+        source: &dyn SnapshotSource,
+        snapshot: Snapshot,
+    ) -> Result<Snapshot, RegistryError> {
+        match &self.fixed_route {
+            Some(key) if snapshot.fixed_route(key).is_none() => {
+                let mut routes: Vec<String> = snapshot.route_keys().map(str::to_string).collect();
+                routes.sort();
+                Err(RegistryError::RouteMissing {
+                    source_name: source.name(),
+                    route_key: key.clone(),
+                    routes,
+                })
+            }
+            _ => Ok(snapshot),
         }
     }
 
@@ -227,9 +269,13 @@ impl SourceChain {
     /// One load attempt: the configured source, then the fallback if there is one.
     ///
     /// # Errors
-    /// The configured source's error when there is no fallback, or the fallback's error.
+    /// The configured source's error when there is no fallback, or the fallback's error;
+    /// [`RegistryError::RouteMissing`] for a snapshot without the fixed route (CONTRACT M1).
     pub async fn load(&self) -> Result<Snapshot, RegistryError> {
-        match load_from(self.primary.as_ref(), self.limits).await {
+        let primary = load_from(self.primary.as_ref(), self.limits)
+            .await
+            .and_then(|snapshot| self.checked(self.primary.as_ref(), snapshot));
+        match primary {
             Ok(snapshot) => {
                 tracing::info!(
                     source = %self.primary.name(),
@@ -245,7 +291,9 @@ impl SourceChain {
                         fallback = %fallback.name(),
                         "registry source failed; the local profile falls back to the baked sample manifest"
                     );
-                    load_from(fallback.as_ref(), self.limits).await
+                    load_from(fallback.as_ref(), self.limits)
+                        .await
+                        .and_then(|snapshot| self.checked(fallback.as_ref(), snapshot))
                 }
                 None => Err(error),
             },
