@@ -163,6 +163,7 @@ fn n6_x_mcp_header_on_top_level_string_integer_and_boolean_properties_is_valid()
         "region": {"type": "string", "x-mcp-header": "Region"},
         "shard": {"type": "integer", "x-mcp-header": "Shard-Id"},
         "dry": {"type": "boolean", "x-mcp-header": "x!#$%&'*+.^_`|~1"},
+        "long": {"type": "string", "x-mcp-header": "L".repeat(118)},
         "x-mcp-header": {"type": "object", "properties": {"a": {"type": "string"}}},
         "note": {"type": "string", "default": {"x-mcp-header": "data, not an annotation"}}
     }});
@@ -171,6 +172,7 @@ fn n6_x_mcp_header_on_top_level_string_integer_and_boolean_properties_is_valid()
     let Some(mcp_gateway::registry::ToolLookup::Active(tool)) = route.tool("t") else {
         panic!("tool t is active");
     };
+    let long_header = format!("mcp-param-{}", "l".repeat(118));
     let headers: Vec<(&str, &str)> = tool
         .header_params
         .iter()
@@ -182,6 +184,7 @@ fn n6_x_mcp_header_on_top_level_string_integer_and_boolean_properties_is_valid()
             ("region", "mcp-param-region"),
             ("shard", "mcp-param-shard-id"),
             ("dry", "mcp-param-x!#$%&'*+.^_`|~1"),
+            ("long", long_header.as_str()),
         ]
     );
 }
@@ -205,6 +208,12 @@ fn n6_invalid_x_mcp_header_annotations_make_the_manifest_invalid() {
         (
             json!({"a": {"type": "string", "x-mcp-header": 7}}),
             format!("{at}.properties.a.x-mcp-header: must be a non-empty HTTP header token"),
+        ),
+        (
+            json!({"a": {"type": "string", "x-mcp-header": "H".repeat(119)}}),
+            format!(
+                "{at}.properties.a.x-mcp-header: must be at most 118 characters, so that a browser's preflight admits Mcp-Param-<Name> (H9)"
+            ),
         ),
         (
             json!({"a": {"type": "number", "x-mcp-header": "A"}}),

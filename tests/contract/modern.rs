@@ -178,9 +178,51 @@ async fn n1_a_later_date_in_the_header_alone_makes_the_request_modern() {
 }
 
 #[tokio::test]
+async fn n1_a_modern_version_in_any_of_repeated_headers_makes_the_request_modern() {
+    let h = Harness::fixed().await;
+    for order in [["2025-11-25", MODERN], [MODERN, "2025-11-25"]] {
+        let headers = [
+            ("content-type", "application/json"),
+            ("mcp-protocol-version", order[0]),
+            ("mcp-protocol-version", order[1]),
+        ];
+        let body = rpc(json!(2), "tools/list", Value::Null).to_string();
+        let answer = h.send(request("POST", "/mcp/core", &headers, body)).await;
+        assert_modern_error(
+            &answer,
+            400,
+            -32602,
+            "Invalid params: 'params._meta' is required in this protocol version",
+            &json!(2),
+        );
+    }
+}
+
+#[tokio::test]
+async fn n1_n2_a_notification_whose_body_names_the_version_is_modern_and_accepted() {
+    let h = Harness::fixed().await;
+    let mut body = modern_body(&json!(1), "notifications/initialized", &Value::Null, MODERN);
+    body.as_object_mut().unwrap().remove("id");
+    // No MCP-Protocol-Version header: the legacy path would answer H4's 400.
+    let headers = [("content-type", "application/json")];
+    let answer = h
+        .send(request("POST", "/mcp/core", &headers, body.to_string()))
+        .await;
+    assert_eq!(answer.status, 202, "{:?}", answer.body);
+    assert!(answer.body.is_empty());
+}
+
+#[tokio::test]
 async fn n1_other_header_values_stay_legacy_and_h4_answers_them() {
     let h = Harness::fixed().await;
-    for version in ["2025-06-18", "2026-07-28 beta", "latest", "2026-7-28"] {
+    for version in [
+        "2025-06-18",
+        "2026-07-28 beta",
+        "latest",
+        "2026-7-28",
+        "2026-13-01",
+        "2026-02-30",
+    ] {
         let mut headers = modern_headers("tools/list", None);
         set_header(&mut headers, "mcp-protocol-version", Some(version));
         let answer = send(
@@ -557,7 +599,7 @@ async fn n2_x_mcp_header_arguments_must_be_mirrored_in_mcp_param_headers() {
         ),
         (
             "mcp-param-shard",
-            Some("42.0"),
+            Some("41"),
             "Header mismatch: Mcp-Param-Shard header does not match arguments.shard",
         ),
         (
@@ -589,6 +631,22 @@ async fn n2_x_mcp_header_arguments_must_be_mirrored_in_mcp_param_headers() {
         );
     }
     assert_eq!(h.tool_service.received_requests().await.unwrap().len(), 1);
+
+    // Numbers compare by value (42.0 is 42), and a float-valued integer needs its header too.
+    let mut numeric = full.clone();
+    set_header(&mut numeric, "mcp-param-shard", Some("42.0"));
+    assert_eq!(send(&h, "/mcp/core", &numeric, &body).await.status, 200);
+    let float_body = body.replace("\"shard\":42", "\"shard\":42.0");
+    assert!(float_body.contains("42.0"), "{float_body}");
+    let mut missing = full.clone();
+    set_header(&mut missing, "mcp-param-shard", None);
+    assert_modern_error(
+        &send(&h, "/mcp/core", &missing, &float_body).await,
+        400,
+        -32020,
+        "Header mismatch: Mcp-Param-Shard header is required",
+        &json!(11),
+    );
 
     // An argument that is absent (or null) expects no header.
     let params = json!({"name": "execute_sql", "arguments": {"sql": "select 2", "region": null}});

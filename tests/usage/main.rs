@@ -107,7 +107,7 @@ async fn n7_the_usage_event_records_era_and_protocol_version() {
             (json!("legacy"), Value::Null, json!(200)),
             (json!("modern"), json!(MODERN), json!(200)),
             (json!("modern"), json!("2027-01-01"), json!(400)),
-            (json!("modern"), Value::Null, json!(400)),
+            (json!("modern"), json!(MODERN), json!(400)),
         ],
         "{events:?}"
     );

@@ -150,14 +150,28 @@ pub fn check_accept(headers: &HeaderMap) -> Result<(), HttpRejection> {
 /// The `MCP-Protocol-Version` header name (matched case-insensitively).
 pub(crate) const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
 
-/// CONTRACT N1: the era the `MCP-Protocol-Version` header names (its first value); legacy
-/// without one. A body whose `params._meta` names a version is modern whatever this says.
+/// CONTRACT N1: the era the `MCP-Protocol-Version` header names: modern when any of its values
+/// names a modern version (a request that claims the modern era anywhere gets its JSON-RPC
+/// answers); legacy without one. A body whose `params._meta` names a version is modern
+/// whatever this says.
 #[must_use]
 pub fn header_era(headers: &HeaderMap) -> Era {
+    let modern = headers
+        .get_all(PROTOCOL_VERSION_HEADER)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .any(|v| Era::of_header_value(v) == Era::Modern);
+    if modern { Era::Modern } else { Era::Legacy }
+}
+
+/// The first `MCP-Protocol-Version` value as text, trimmed, for the usage event (CONTRACT N7);
+/// `None` when absent or not visible ASCII.
+#[must_use]
+pub fn header_version(headers: &HeaderMap) -> Option<&str> {
     headers
         .get(PROTOCOL_VERSION_HEADER)
         .and_then(|v| v.to_str().ok())
-        .map_or(Era::Legacy, Era::of_header_value)
+        .map(|v| v.trim_matches([' ', '\t']))
 }
 
 /// CONTRACT H4: every non-initialize legacy message carries exactly one supported version of

@@ -46,48 +46,68 @@ pub fn check_mirrored_headers(
         headers,
         super::http_checks::PROTOCOL_VERSION_HEADER,
         "MCP-Protocol-Version",
-        fields.version,
         "params._meta[\"io.modelcontextprotocol/protocolVersion\"]",
+        |sent| sent == fields.version,
     )?;
-    check_one(
-        headers,
-        METHOD_HEADER,
-        "Mcp-Method",
-        fields.method,
-        "method",
-    )?;
+    check_one(headers, METHOD_HEADER, "Mcp-Method", "method", |sent| {
+        sent == fields.method
+    })?;
     if let Some(name) = fields.tool_name {
-        check_one(headers, NAME_HEADER, "Mcp-Name", name, "params.name")?;
+        check_one(headers, NAME_HEADER, "Mcp-Name", "params.name", |sent| {
+            sent == name
+        })?;
     }
     let Some((params, arguments)) = fields.params else {
         return Ok(());
     };
     for param in params {
-        // An absent or null argument expects no header; a value of another type is left to
-        // the inputSchema check (X2).
-        let expected = match arguments.get(&param.property) {
-            Some(Value::String(text)) => text.clone(),
-            Some(Value::Bool(flag)) => flag.to_string(),
-            Some(Value::Number(n)) if n.is_i64() || n.is_u64() => n.to_string(),
-            _ => continue,
-        };
-        check_one(
-            headers,
-            &param.header,
-            &param.display,
-            &expected,
-            &format!("arguments.{}", param.property),
-        )?;
+        // An absent or null argument expects no header; an object or array is left to the
+        // inputSchema check (X2). A number, whatever its JSON form (`1`, `1.0`, `1e0`), needs
+        // the header, compared numerically (MCP 2026-07-28 "Server Validation").
+        let field = format!("arguments.{}", param.property);
+        match arguments.get(&param.property) {
+            Some(Value::String(text)) => {
+                check_one(headers, &param.header, &param.display, &field, |sent| {
+                    sent == text
+                })?;
+            }
+            Some(Value::Bool(flag)) => {
+                check_one(headers, &param.header, &param.display, &field, |sent| {
+                    sent == if *flag { "true" } else { "false" }
+                })?;
+            }
+            Some(Value::Number(number)) => {
+                check_one(headers, &param.header, &param.display, &field, |sent| {
+                    same_number(sent, number)
+                })?;
+            }
+            _ => {}
+        }
     }
     Ok(())
+}
+
+/// Whether header text `sent` is a JSON number equal to `number`: its exact JSON text, or the
+/// same value (`42.0` and `42`).
+fn same_number(sent: &str, number: &serde_json::Number) -> bool {
+    if sent == number.to_string() {
+        return true;
+    }
+    match (
+        serde_json::from_str::<serde_json::Number>(sent),
+        number.as_f64(),
+    ) {
+        (Ok(parsed), Some(value)) => parsed.as_f64() == Some(value),
+        _ => false,
+    }
 }
 
 fn check_one(
     headers: &HeaderMap,
     name: &str,
     display: &str,
-    expected: &str,
     field: &str,
+    matches: impl Fn(&str) -> bool,
 ) -> Result<(), ErrorObject> {
     let mut values = headers.get_all(name).iter();
     let Some(value) = values.next() else {
@@ -100,7 +120,7 @@ fn check_one(
     } else {
         value.to_str().ok().and_then(decoded)
     };
-    if sent.as_deref() == Some(expected) {
+    if sent.as_deref().is_some_and(matches) {
         Ok(())
     } else {
         Err(ErrorObject::header_mismatch(&format!(
@@ -234,10 +254,37 @@ mod tests {
             ("mcp-param-dry", "false"),
         ];
         assert_eq!(check_mirrored_headers(&headers(&sent), &call), Ok(()));
-        sent[4] = ("mcp-param-count", "42.0");
+        // Numbers compare by value: 42.0 and 4.2e1 are 42.
+        for same in ["42.0", "4.2e1"] {
+            sent[4] = ("mcp-param-count", same);
+            assert_eq!(check_mirrored_headers(&headers(&sent), &call), Ok(()));
+        }
+        for other in ["43", "042", "0x2a", "forty-two", ""] {
+            sent[4] = ("mcp-param-count", other);
+            assert_eq!(
+                message(check_mirrored_headers(&headers(&sent), &call)),
+                "Header mismatch: Mcp-Param-Count header does not match arguments.count",
+                "{other:?}"
+            );
+        }
+        // A float-valued integer in the body still needs its header.
+        let Value::Object(float) = json!({"region": "a", "count": 1.0, "dry": true}) else {
+            unreachable!()
+        };
+        let float_call = MirroredFields {
+            params: Some((&params, &float)),
+            ..call
+        };
+        let float_headers = headers(&[
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "t"),
+            ("mcp-param-region", "a"),
+            ("mcp-param-dry", "true"),
+        ]);
         assert_eq!(
-            message(check_mirrored_headers(&headers(&sent), &call)),
-            "Header mismatch: Mcp-Param-Count header does not match arguments.count"
+            message(check_mirrored_headers(&float_headers, &float_call)),
+            "Header mismatch: Mcp-Param-Count header is required"
         );
         sent.remove(4);
         assert_eq!(

@@ -45,10 +45,12 @@ pub enum Message {
         /// `params`, `None` when absent or `null`.
         params: Option<Map<String, Value>>,
     },
-    /// A notification: no id, answered `202 Accepted` (CONTRACT L3).
+    /// A notification: no id, answered `202 Accepted` (CONTRACT L3, N2).
     Notification {
         /// The method name.
         method: String,
+        /// `params`, `None` when absent or `null`: its `_meta` may make it modern (CONTRACT N1).
+        params: Option<Map<String, Value>>,
     },
     /// A JSON-RPC response sent by the client (it has `result` or `error` and no `method`),
     /// answered `202 Accepted` (CONTRACT L3).
@@ -111,6 +113,7 @@ pub fn parse_message(body: &[u8]) -> Result<Message, EnvelopeError> {
     match (raw_id, id) {
         (None, _) => Ok(Message::Notification {
             method: method.clone(),
+            params,
         }),
         (Some(_), Some(id)) => Ok(Message::Request {
             id,

@@ -109,15 +109,29 @@ impl Era {
     }
 }
 
-/// Whether `value` has the shape `YYYY-MM-DD` (digits and dashes; the calendar is not checked,
-/// since only the order of dates matters).
+/// Whether `value` is a calendar date `YYYY-MM-DD` (CONTRACT N1): `2026-02-30` and
+/// `2026-13-01` are not.
 fn is_date(value: &str) -> bool {
     let bytes = value.as_bytes();
-    bytes.len() == 10
+    let shaped = bytes.len() == 10
         && bytes.iter().enumerate().all(|(i, b)| match i {
             4 | 7 => *b == b'-',
             _ => b.is_ascii_digit(),
-        })
+        });
+    if !shaped {
+        return false;
+    }
+    let number = |range: std::ops::Range<usize>| value[range].parse::<u32>().unwrap_or(0);
+    let (year, month, day) = (number(0..4), number(5..7), number(8..10));
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    (1..=days).contains(&day)
 }
 
 /// A protocol version this build serves.
@@ -164,7 +178,13 @@ mod tests {
 
     #[test]
     fn n1_later_dates_are_modern_whether_served_or_not() {
-        for value in ["2026-07-28", "2025-11-26", "2099-01-01", " 2026-07-28\t"] {
+        for value in [
+            "2026-07-28",
+            "2025-11-26",
+            "2099-01-01",
+            " 2026-07-28\t",
+            "2028-02-29",
+        ] {
             assert_eq!(Era::of_header_value(value), Era::Modern, "{value}");
         }
         for value in [
@@ -176,6 +196,10 @@ mod tests {
             "20260728",
             "",
             "draft",
+            "2026-13-01",
+            "2026-02-30",
+            "2027-02-29",
+            "9999-99-99",
         ] {
             assert_eq!(Era::of_header_value(value), Era::Legacy, "{value}");
         }

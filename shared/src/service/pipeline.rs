@@ -37,6 +37,7 @@ impl<I: ToolInvoker> Gateway<I> {
         // POST it can read.
         let header_era = policy::header_era(headers);
         usage.era = Some(header_era);
+        usage.protocol_version = policy::header_version(headers).map(str::to_string);
         let is_preflight = policy::is_preflight(&parts.method, headers);
         if is_preflight {
             usage.cors = Some("preflight");
@@ -96,7 +97,7 @@ impl<I: ToolInvoker> Gateway<I> {
         };
         let (id, method, params) = match message {
             Message::Request { id, method, params } => (Some(id), Some(method), params),
-            Message::Notification { method } => (None, Some(method), None),
+            Message::Notification { method, params } => (None, Some(method), params),
             Message::Response => (None, None, None),
         };
         let era = if params

@@ -53,6 +53,11 @@ fn compile_schema(
 /// The annotation that mirrors an argument into `Mcp-Param-<Name>` (MCP 2026-07-28).
 const X_MCP_HEADER: &str = "x-mcp-header";
 
+/// Longest `x-mcp-header` name: `mcp-param-` and it within the header names a CORS preflight
+/// admits (CONTRACT N6, H9).
+const MAX_X_MCP_HEADER_BYTES: usize =
+    crate::policy::MAX_REQUESTED_HEADER_BYTES - crate::policy::MCP_PARAM_PREFIX.len();
+
 /// Keywords whose values are data, not schemas: an `x-mcp-header` key inside them is no
 /// annotation.
 const DATA_KEYWORDS: [&str; 4] = ["const", "enum", "default", "examples"];
@@ -75,6 +80,15 @@ fn header_params(schema: &Value, path: &str, problems: &mut Problems) -> Vec<Hea
             );
             continue;
         };
+        if header.len() > MAX_X_MCP_HEADER_BYTES {
+            problems.add(
+                &at,
+                format!(
+                    "must be at most {MAX_X_MCP_HEADER_BYTES} characters, so that a browser's preflight admits Mcp-Param-<Name> (H9)"
+                ),
+            );
+            continue;
+        }
         if !matches!(
             property.get("type").and_then(Value::as_str),
             Some("string" | "integer" | "boolean")
