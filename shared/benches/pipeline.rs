@@ -310,9 +310,9 @@ fn tools_call_validation(c: &mut Criterion) {
         panic!("the bench manifest has search_documents");
     };
     let arguments = valid_arguments();
-    assert!(tool.input_validator.is_valid(&arguments));
+    assert!(tool.input_schema.get().is_valid(&arguments));
     c.bench_function("tools_call/validator_only", |b| {
-        b.iter(|| tool.input_validator.is_valid(black_box(&arguments)));
+        b.iter(|| tool.input_schema.get().is_valid(black_box(&arguments)));
     });
 }
 

@@ -1,5 +1,6 @@
-//! Cold-start load of a 1,000-tool manifest: parse, validate, compile every `inputSchema`,
-//! pre-serialize `tools/list` (CONTRACT R1, R5; STYLE 10).
+//! Cold-start load of a 1,000-tool manifest: parse, validate, check every schema, pre-serialize
+//! `tools/list` (CONTRACT R1, R5; STYLE 10); and what a tool's first call adds over a later one,
+//! since validators are compiled on first use.
 
 #![expect(
     missing_docs,
@@ -65,9 +66,62 @@ fn load(c: &mut Criterion) {
     });
 }
 
+/// The one active tool of a snapshot compiled from `bytes`.
+fn only_tool(snapshot: &mcp_gateway::registry::Snapshot) -> &mcp_gateway::registry::Tool {
+    let route = snapshot.route("core").expect("route core");
+    match route.tool("tool_0000") {
+        Some(mcp_gateway::registry::ToolLookup::Active(tool)) => tool,
+        _ => panic!("tool_0000 is active"),
+    }
+}
+
+fn first_and_later_calls(c: &mut Criterion) {
+    let bytes = manifest(1);
+    let arguments = json!({"query": "remote work", "limit": 5, "filters": {"department": "HR"}});
+    // A first call: the validator is compiled (once per instance), then validates.
+    c.bench_function("tool_first_call_validation", |b| {
+        b.iter_batched(
+            || compile_bytes("bench", &bytes).unwrap(),
+            |snapshot| {
+                assert!(only_tool(&snapshot).input_schema.get().is_valid(&arguments));
+                snapshot
+            },
+            criterion::BatchSize::SmallInput,
+        );
+    });
+    // A later call: the compiled validator validates.
+    let snapshot = compile_bytes("bench", &bytes).unwrap();
+    let tool = only_tool(&snapshot);
+    assert!(tool.input_schema.get().is_valid(&arguments));
+    c.bench_function("tool_later_call_validation", |b| {
+        b.iter(|| {
+            tool.input_schema
+                .get()
+                .is_valid(std::hint::black_box(&arguments))
+        });
+    });
+    // The load with every validator compiled, as a load did before validators were compiled
+    // on first use: what a cold start no longer pays.
+    let bytes = manifest(1000);
+    c.bench_function("load_manifest_1000_tools_every_validator_compiled", |b| {
+        b.iter(|| {
+            let snapshot = compile_bytes("bench", std::hint::black_box(&bytes)).unwrap();
+            let route = snapshot.route("core").unwrap();
+            for i in 0..1000 {
+                if let Some(mcp_gateway::registry::ToolLookup::Active(tool)) =
+                    route.tool(&format!("tool_{i:04}"))
+                {
+                    let _ = tool.input_schema.get();
+                }
+            }
+            snapshot
+        });
+    });
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(20);
-    targets = load
+    targets = load, first_and_later_calls
 }
 criterion_main!(benches);

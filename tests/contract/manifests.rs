@@ -295,3 +295,43 @@ fn n6_invalid_x_mcp_header_annotations_make_the_manifest_invalid() {
         );
     }
 }
+
+#[test]
+fn r5_an_invalid_schema_is_refused_at_load_with_the_compilers_message() {
+    // Validators are compiled on first use, but every schema is checked at load: a schema that
+    // fails its meta-schema, a reference that does not resolve and a pattern that is no regular
+    // expression all fail the load with what a compilation says.
+    for (field, schema) in [
+        (
+            "inputSchema",
+            json!({"type": "object", "properties": {"a": {"type": "nope"}}}),
+        ),
+        (
+            "inputSchema",
+            json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/x"}}}),
+        ),
+        (
+            "inputSchema",
+            json!({"type": "object", "properties": {"a": {"pattern": "(x"}}}),
+        ),
+        (
+            "outputSchema",
+            json!({"type": "object", "properties": {"a": {"maxItems": -2}}}),
+        ),
+    ] {
+        let mut tool = json!({"name": "t", "inputSchema": {"type": "object"},
+                              "_meta": {"endpoint": "https://tools.example/t"}});
+        tool[field] = schema.clone();
+        let manifest = json!({"manifestVersion": 1, "tools": [tool]});
+        let problems: Vec<String> = compile_manifest(&manifest)
+            .expect_err(field)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        let expected = format!(
+            "tools[0].{field}: does not compile: {}",
+            jsonschema::validator_for(&schema).unwrap_err()
+        );
+        assert_eq!(problems, [expected], "{schema}");
+    }
+}

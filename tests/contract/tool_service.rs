@@ -371,3 +371,68 @@ async fn x6_body_that_is_not_utf8_is_an_is_error_result() {
         "Tool Service response is not valid UTF-8"
     );
 }
+
+/// CONTRACT X2 with validators compiled on first use: the first call of a tool is refused with
+/// the same messages as a later one, and 32 concurrent first calls compile it once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn x2_first_calls_validate_as_later_ones_and_concurrent_first_calls_compile_once() {
+    let h = Harness::fixed().await;
+    let tool = || match h
+        .gateway
+        .snapshot()
+        .and_then(|s| s.route("core"))
+        .and_then(|r| r.tool("search_documents"))
+    {
+        Some(mcp_gateway::registry::ToolLookup::Active(tool)) => std::sync::Arc::clone(tool),
+        _ => panic!("search_documents is active"),
+    };
+    assert_eq!(
+        tool().input_schema.compilations(),
+        0,
+        "not compiled at load"
+    );
+    let bad = json!({"query": "", "limit": 99});
+    let calls = (0..32).map(|_| {
+        let gateway = std::sync::Arc::clone(&h.gateway);
+        let body = rpc(
+            json!(1),
+            "tools/call",
+            json!({"name": "search_documents", "arguments": bad}),
+        );
+        tokio::spawn(async move {
+            let request = gateway_tests::request(
+                "POST",
+                "/mcp/core",
+                &[("content-type", "application/json"), gateway_tests::VERSION],
+                body.to_string(),
+            );
+            let response = gateway.handle(request, InvocationContext::default()).await;
+            serde_json::from_slice::<Value>(response.body()).unwrap()
+        })
+    });
+    let mut answers = Vec::new();
+    for call in calls.collect::<Vec<_>>() {
+        answers.push(call.await.unwrap()["error"].clone());
+    }
+    assert_eq!(tool().input_schema.compilations(), 1);
+    let later = h.call_tool("search_documents", bad.clone()).await.json()["error"].clone();
+    assert_eq!(later["code"], -32602);
+    assert!(
+        later["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("Invalid params: "),
+        "{later}"
+    );
+    assert_eq!(
+        later["data"]["errors"].as_array().unwrap().len(),
+        2,
+        "{later}"
+    );
+    for mut answer in answers {
+        answer["data"]["guid"] = later["data"]["guid"].clone();
+        assert_eq!(answer, later, "a first call answers as a later one");
+    }
+    assert_eq!(tool().input_schema.compilations(), 1);
+    assert!(h.tool_service.received_requests().await.unwrap().is_empty());
+}

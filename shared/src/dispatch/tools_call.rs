@@ -31,11 +31,11 @@ fn violation_text(error: &jsonschema::ValidationError<'_>) -> String {
 
 /// Validates `arguments` against the tool's compiled `inputSchema`.
 fn validate_arguments(tool: &Tool, arguments: &Value) -> Result<(), ErrorObject> {
-    if tool.input_validator.is_valid(arguments) {
+    let validator = tool.input_schema.get();
+    if validator.is_valid(arguments) {
         return Ok(());
     }
-    let violations: Vec<String> = tool
-        .input_validator
+    let violations: Vec<String> = validator
         .iter_errors(arguments)
         .map(|e| violation_text(&e))
         .collect();

@@ -1,16 +1,19 @@
 //! The registry snapshot: the immutable in-memory set of routes and tools a warm instance loaded
 //! at cold start (CONTRACT R, M, T3, X3).
 //!
-//! A manifest is validated as a whole and compiled once: each tool's `inputSchema` validator and
-//! each route's `tools/list` result are built at load, never per request (STYLE 10).
+//! A manifest is validated as a whole at load, and each route's `tools/list` result is built then,
+//! never per request (STYLE 10). A tool's schema validators are checked at load and compiled the
+//! first time a call needs them, once per instance ([`LazyValidator`]).
 
 pub(crate) mod compile;
+mod lazy_validator;
 mod portability;
 mod snapshot;
 pub mod source;
 mod state;
 
 pub use compile::{MAX_TOOL_TIMEOUT_MS, ManifestProblem, compile_manifest, prepare_schema_checks};
+pub use lazy_validator::LazyValidator;
 pub use portability::portability_warnings;
 pub use snapshot::{
     HeaderParam, ResultFormat, ResultShape, Route, ServerInfo, Snapshot, Tool, ToolLookup,

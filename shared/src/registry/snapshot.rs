@@ -6,6 +6,8 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
+use super::LazyValidator;
+
 /// `serverInfo` of a route's `initialize` result (CONTRACT L1).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ServerInfo {
@@ -31,11 +33,11 @@ pub struct Tool {
     pub method: http::Method,
     /// `_meta.timeoutMs`, when the manifest sets one (CONTRACT X7).
     pub timeout_ms: Option<u64>,
-    /// The compiled `inputSchema` validator (CONTRACT X2).
-    pub input_validator: jsonschema::Validator,
-    /// The compiled `outputSchema` validator, when the tool declares one: a successful result
-    /// then carries `structuredContent` that matches it.
-    pub output_validator: Option<jsonschema::Validator>,
+    /// The `inputSchema` validator, checked at load and compiled on first use (CONTRACT R5, X2).
+    pub input_schema: LazyValidator,
+    /// The `outputSchema` validator, when the tool declares one: a successful result then
+    /// carries `structuredContent` that matches it. Checked at load, compiled on first use.
+    pub output_schema: Option<LazyValidator>,
     /// How the Tool Service answers are read (`_meta.resultFormat`).
     pub result_format: ResultFormat,
     /// The `inputSchema` properties annotated `x-mcp-header`, whose values a modern
@@ -73,7 +75,7 @@ impl Tool {
     pub fn result_shape(&self) -> ResultShape<'_> {
         ResultShape {
             format: self.result_format,
-            output_schema: self.output_validator.as_ref(),
+            output_schema: self.output_schema.as_ref().map(LazyValidator::get),
         }
     }
 }

@@ -220,15 +220,15 @@ fn r5_result_format_is_json_or_mcp_and_output_schema_is_compiled_at_load() {
     };
     assert_eq!(m.result_format, ResultFormat::Mcp);
     assert!(
-        m.output_validator
+        m.output_schema
             .as_ref()
-            .is_some_and(|v| !v.is_valid(&json!({})))
+            .is_some_and(|v| !v.get().is_valid(&json!({})))
     );
     let Some(ToolLookup::Active(j)) = route.tool("j") else {
         panic!("j is active")
     };
     assert_eq!(j.result_format, ResultFormat::Json);
-    assert!(j.output_validator.is_none());
+    assert!(j.output_schema.is_none());
 
     let mut bad = tool("b", "1", true);
     bad["_meta"]["resultFormat"] = json!("xml");

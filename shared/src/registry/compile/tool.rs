@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::problems::{Problems, join, optional_string};
-use crate::registry::{HeaderParam, ResultFormat, Tool};
+use crate::registry::{HeaderParam, LazyValidator, ResultFormat, Tool};
 
 /// Longest tool timeout a manifest may set, in ms (the Lambda maximum of 15 minutes).
 pub const MAX_TOOL_TIMEOUT_MS: u64 = 900_000;
@@ -27,11 +27,11 @@ fn is_tool_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
 }
 
-fn compile_schema(
-    schema: &Value,
-    path: &str,
-    problems: &mut Problems,
-) -> Option<jsonschema::Validator> {
+/// CONTRACT R5: a tool schema is an object with a root of `"type": "object"` (when it names a
+/// type) that its meta-schema accepts and that compiles; the validator itself is compiled on
+/// first use ([`LazyValidator`]). Draft auto-detection: `$schema` when declared, JSON Schema
+/// 2020-12 otherwise.
+fn check_schema(schema: &Value, path: &str, problems: &mut Problems) -> Option<LazyValidator> {
     let Some(object) = schema.as_object() else {
         problems.add(path, "must be a JSON Schema object");
         return None;
@@ -40,8 +40,7 @@ fn compile_schema(
         problems.add(path, "root must be \"type\": \"object\"");
         return None;
     }
-    // Draft auto-detection: `$schema` when declared, JSON Schema 2020-12 otherwise.
-    match jsonschema::validator_for(schema) {
+    match LazyValidator::check(schema) {
         Ok(validator) => Some(validator),
         Err(error) => {
             problems.add(path, format!("does not compile: {error}"));
@@ -211,8 +210,8 @@ pub(super) fn compile_tool(
     };
     optional_string(object, "title", path, problems);
     optional_string(object, "description", path, problems);
-    let input_validator = if let Some(schema) = object.get("inputSchema") {
-        compile_schema(schema, &join(path, "inputSchema"), problems)
+    let input_schema = if let Some(schema) = object.get("inputSchema") {
+        check_schema(schema, &join(path, "inputSchema"), problems)
     } else {
         problems.add(&join(path, "inputSchema"), "is required");
         None
@@ -221,9 +220,9 @@ pub(super) fn compile_tool(
         .get("inputSchema")
         .map(|schema| header_params(schema, &join(path, "inputSchema"), problems))
         .unwrap_or_default();
-    let output_validator = object
+    let output_schema = object
         .get("outputSchema")
-        .and_then(|schema| compile_schema(schema, &join(path, "outputSchema"), problems));
+        .and_then(|schema| check_schema(schema, &join(path, "outputSchema"), problems));
     if object.get("annotations").is_some_and(|a| !a.is_object()) {
         problems.add(&join(path, "annotations"), "must be an object");
     }
@@ -314,8 +313,8 @@ pub(super) fn compile_tool(
             endpoint: endpoint?,
             method,
             timeout_ms,
-            input_validator: input_validator?,
-            output_validator,
+            input_schema: input_schema?,
+            output_schema,
             result_format,
             header_params,
         },
