@@ -49,7 +49,8 @@ impl std::fmt::Debug for LazyValidator {
 
 impl LazyValidator {
     /// Checks `schema` as a load does (CONTRACT R5): against its meta-schema, and by compiling
-    /// it when it has a keyword of [`COMPILED_AT_LOAD`].
+    /// it when it has a keyword whose compilation can fail beyond that check (`$ref`,
+    /// `pattern`, `$schema` and the like).
     ///
     /// # Errors
     /// The text of the error a compilation of `schema` gives (`jsonschema::validator_for`),
