@@ -40,6 +40,20 @@ fn m_every_manifest_in_the_folder_compiles_and_matches_the_format_schema() {
     assert!(checked >= 1);
 }
 
+/// Asserts that `manifest` is refused at load with a problem that starts with `expected`.
+#[track_caller]
+fn assert_refused(manifest: &Value, expected: &str) {
+    let problems: Vec<String> = compile_manifest(manifest)
+        .expect_err(expected)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert!(
+        problems.iter().any(|p| p.starts_with(expected)),
+        "expected {expected:?} in {problems:?}"
+    );
+}
+
 #[test]
 fn r5_table_of_invalid_manifests_with_their_json_path_messages() {
     let tool = |extra: Value| {
@@ -136,15 +150,7 @@ fn r5_table_of_invalid_manifests_with_their_json_path_messages() {
         ),
     ];
     for (manifest, expected) in cases {
-        let problems: Vec<String> = compile_manifest(&manifest)
-            .expect_err(expected)
-            .iter()
-            .map(ToString::to_string)
-            .collect();
-        assert!(
-            problems.iter().any(|p| p.starts_with(expected)),
-            "expected {expected:?} in {problems:?}"
-        );
+        assert_refused(&manifest, expected);
     }
 }
 
@@ -261,15 +267,7 @@ fn n6_invalid_x_mcp_header_annotations_make_the_manifest_invalid() {
     ];
     for (properties, expected) in cases {
         let schema = json!({"type": "object", "properties": properties});
-        let problems: Vec<String> = compile_manifest(&with_input_schema(&schema))
-            .expect_err(&expected)
-            .iter()
-            .map(ToString::to_string)
-            .collect();
-        assert!(
-            problems.iter().any(|p| p.starts_with(&expected)),
-            "expected {expected:?} in {problems:?}"
-        );
+        assert_refused(&with_input_schema(&schema), &expected);
     }
     // On the root itself and under $defs, too.
     for (schema, expected) in [
@@ -284,15 +282,7 @@ fn n6_invalid_x_mcp_header_annotations_make_the_manifest_invalid() {
             ),
         ),
     ] {
-        let problems: Vec<String> = compile_manifest(&with_input_schema(&schema))
-            .expect_err(&expected)
-            .iter()
-            .map(ToString::to_string)
-            .collect();
-        assert!(
-            problems.iter().any(|p| p.starts_with(&expected)),
-            "expected {expected:?} in {problems:?}"
-        );
+        assert_refused(&with_input_schema(&schema), &expected);
     }
 }
 

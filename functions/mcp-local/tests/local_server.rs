@@ -2,104 +2,18 @@
 //! walk-through, the usage log's canary checks and EMF metrics (CONTRACT U1, U2, C6), and HTTP
 //! policy over a real socket, rejected before any tool use (CONTRACT H1, H5, H6, H7).
 
-use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use support::LocalServer;
 
-/// A running `mcp-local` with its log lines collected.
-struct LocalServer {
-    child: Child,
-    base: String,
-    logs: Arc<Mutex<Vec<String>>>,
-}
+mod support;
 
-impl LocalServer {
-    fn start(env: &[(&str, &str)]) -> Self {
-        Self::start_with_args(&[], env)
-    }
-
-    fn start_with_args(args: &[&str], env: &[(&str, &str)]) -> Self {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_mcp-local"));
-        command
-            .args([
-                "--listen",
-                "127.0.0.1:0",
-                "--sample-tool-service",
-                "127.0.0.1:0",
-                "--log-json",
-            ])
-            .args(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        for (name, _) in std::env::vars() {
-            if name.starts_with("MCP_") {
-                command.env_remove(name);
-            }
-        }
-        for (name, value) in env {
-            command.env(name, value);
-        }
-        let mut child = command.spawn().expect("mcp-local starts");
-        let logs = Arc::new(Mutex::new(Vec::new()));
-        let stdout = child.stdout.take().unwrap();
-        let sink = Arc::clone(&logs);
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                sink.lock().unwrap().push(line);
-            }
-        });
-        let stderr = child.stderr.take().unwrap();
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                let _ = tx.send(line);
-            }
-        });
-        let deadline = Instant::now() + Duration::from_secs(30);
-        let base = loop {
-            let line = rx
-                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-                .expect("mcp-local prints its endpoint");
-            if let Some(rest) = line.strip_prefix("mcp-local: MCP endpoint http://") {
-                let addr = rest.split('/').next().unwrap();
-                break format!("http://{addr}");
-            }
-        };
-        Self { child, base, logs }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.base)
-    }
-
-    /// The usage events logged for `request_id`, waiting up to 10 s for `count` of them.
-    fn usage_events(&self, request_id: &str, count: usize) -> Vec<Value> {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            let events: Vec<Value> = self
-                .logs
-                .lock()
-                .unwrap()
-                .iter()
-                .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-                .filter(|e| e["target"] == "mcp_gateway::usage" && e["x_request_id"] == request_id)
-                .collect();
-            if events.len() >= count || Instant::now() > deadline {
-                return events;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
-
-impl Drop for LocalServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// The usage events logged for `request_id`, waiting up to 10 s for `count` of them.
+fn usage_events(server: &LocalServer, request_id: &str, count: usize) -> Vec<Value> {
+    server.usage_events_matching(count, |e| e["x_request_id"] == request_id)
 }
 
 /// The `sh` blocks of the README walk-through, in order.
@@ -318,7 +232,7 @@ fn usage_log_has_one_event_per_request_and_never_the_canaries() {
         "params": {"name": "create_ticket", "arguments": {"title": argument}}});
     assert_eq!(post(&server, &headers, &bad).0, 200);
 
-    let usage = server.usage_events(&request_id, 2);
+    let usage = usage_events(&server, &request_id, 2);
     assert_eq!(usage.len(), 2, "one event per request: {usage:?}");
     assert_eq!(usage[0]["guid"], guid);
     assert_eq!(usage[0]["route"], "core");
@@ -613,7 +527,7 @@ fn u2_a_client_that_disconnects_before_the_answer_still_produces_its_usage_event
     );
     drop(stream);
 
-    let usage = server.usage_events(&request_id, 1);
+    let usage = usage_events(&server, &request_id, 1);
     let _ = std::fs::remove_file(&path);
     assert_eq!(
         usage.len(),
@@ -692,7 +606,7 @@ fn h1_h5_h6_h7_rejections_happen_before_any_tool_use_and_are_logged_as_failed_re
         ("size", 413, "payload_too_large"),
         ("get", 405, "method_not_allowed"),
     ] {
-        let usage = server.usage_events(&rid(what), 1);
+        let usage = usage_events(&server, &rid(what), 1);
         assert_eq!(usage.len(), 1, "{what}: {usage:?}");
         let event = &usage[0];
         assert_eq!(event["outcome"], "http_error", "{what}: {event}");
@@ -757,7 +671,7 @@ fn a12_with_token_auth_the_usage_log_records_the_auth_outcome_and_never_the_toke
     let (status, body) = post(&server, &with_token[..2], &list);
     assert_eq!(status, 401, "{body}");
 
-    let usage = server.usage_events(&request_id, 3);
+    let usage = usage_events(&server, &request_id, 3);
     assert_eq!(usage.len(), 3, "{usage:?}");
     for event in &usage {
         assert_eq!(event["auth"], "token", "{event}");
@@ -884,7 +798,7 @@ fn serving_threads_answer_concurrent_keep_alive_connections_from_one_registry() 
         tickets.iter().map(ToString::to_string).collect();
     assert_eq!(distinct.len(), 30, "{tickets:?}");
     for client in 0..6 {
-        let usage = server.usage_events(&format!("{run}-{client}"), 5);
+        let usage = usage_events(&server, &format!("{run}-{client}"), 5);
         assert_eq!(usage.len(), 5, "one usage event per request: {usage:?}");
         assert!(usage.iter().all(|event| event["outcome"] == "ok"));
     }
@@ -1197,7 +1111,7 @@ fn h9_u1_a_preflight_is_answered_by_the_binary_and_logged_as_a_preflight() {
         head.contains("access-control-allow-headers: content-type, mcp-protocol-version\r\n"),
         "{head}"
     );
-    let usage = server.usage_events(&request_id, 1);
+    let usage = usage_events(&server, &request_id, 1);
     assert_eq!(usage.len(), 1, "{usage:?}");
     assert_eq!(usage[0]["cors"], "preflight");
     assert_eq!(usage[0]["status"], 204);
@@ -1226,7 +1140,7 @@ fn h9_u1_a_preflight_is_answered_by_the_binary_and_logged_as_a_preflight() {
         .output()
         .expect("curl runs");
     assert_eq!(String::from_utf8_lossy(&status.stdout), "403");
-    let usage = server.usage_events(&refused_id, 1);
+    let usage = usage_events(&server, &refused_id, 1);
     assert_eq!(usage.len(), 1, "{usage:?}");
     assert_eq!(usage[0]["cors"], "preflight");
     assert_eq!(usage[0]["rejection"], "origin_not_allowed");

@@ -198,8 +198,7 @@ fn route_problem(snapshot: &Snapshot, key: &str) -> Option<ManifestProblem> {
     if snapshot.fixed_route(key).is_some() {
         return None;
     }
-    let mut routes: Vec<&str> = snapshot.route_keys().collect();
-    routes.sort_unstable();
+    let routes = snapshot.sorted_route_keys();
     Some(ManifestProblem {
         path: "routes".into(),
         message: format!(

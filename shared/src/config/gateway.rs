@@ -109,6 +109,14 @@ impl Config {
             .collect()
     }
 
+    /// Whether any served version belongs to `era` (CONTRACT N5).
+    #[must_use]
+    pub fn serves(&self, era: Era) -> bool {
+        self.supported_protocol_versions
+            .iter()
+            .any(|v| v.era() == era)
+    }
+
     /// `cacheScope` of modern cacheable results: `public` when `MCP_AUTH=none`, `private`
     /// otherwise (CONTRACT N4).
     #[must_use]

@@ -89,7 +89,8 @@ pub fn parse_message(body: &[u8]) -> Result<Message, EnvelopeError> {
     let raw_id = object.get("id");
     let id = raw_id.and_then(RequestId::from_value);
     let invalid = |id: Option<RequestId>, detail: &str| EnvelopeError {
-        declares_version: declared_version(object.get("params")).is_some(),
+        declares_version: declared_version(object.get("params").and_then(Value::as_object))
+            .is_some(),
         ..invalid(id, detail)
     };
 
@@ -135,7 +136,7 @@ fn invalid(id: Option<RequestId>, detail: &str) -> EnvelopeError {
 /// `params._meta["io.modelcontextprotocol/protocolVersion"]` when `params` carries one, of any
 /// JSON type: its presence makes a request modern (CONTRACT N1).
 #[must_use]
-pub fn declared_version(params: Option<&Value>) -> Option<&Value> {
+pub fn declared_version(params: Option<&Map<String, Value>>) -> Option<&Value> {
     params?.get("_meta")?.get(META_PROTOCOL_VERSION)
 }
 

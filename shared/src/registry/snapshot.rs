@@ -183,6 +183,14 @@ impl Snapshot {
             .or_else(|| self.routes.get(last_segment))
     }
 
+    /// Route keys in the snapshot, sorted: for messages that list them (CONTRACT M1).
+    #[must_use]
+    pub fn sorted_route_keys(&self) -> Vec<&str> {
+        let mut keys: Vec<&str> = self.route_keys().collect();
+        keys.sort_unstable();
+        keys
+    }
+
     /// Route keys in the snapshot, unordered.
     pub fn route_keys(&self) -> impl Iterator<Item = &str> {
         self.routes

@@ -12,7 +12,7 @@ use crate::config::Config;
 use crate::policy::{self, MirroredFields};
 use crate::protocol::{
     Era, ErrorObject, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, ProtocolVersion, RequestId,
-    methods,
+    declared_version, methods,
 };
 use crate::registry::{Route, ToolLookup};
 
@@ -32,16 +32,10 @@ pub(super) fn requested_version(
     headers: &HeaderMap,
     params: Option<&Map<String, Value>>,
 ) -> Option<String> {
-    let declared = params
-        .and_then(|p| p.get("_meta"))
-        .and_then(|meta| meta.get(META_PROTOCOL_VERSION));
-    if let Some(Value::String(version)) = declared {
-        return Some(version.clone());
+    match declared_version(params) {
+        Some(Value::String(version)) => Some(version.clone()),
+        _ => policy::header_version(headers).map(str::to_string),
     }
-    headers
-        .get("mcp-protocol-version")
-        .and_then(|v| v.to_str().ok())
-        .map(|v| v.trim_matches([' ', '\t']).to_string())
 }
 
 /// CONTRACT N2, N5: `None` admits a modern request to dispatch; otherwise the [`Reply`] of the
@@ -63,17 +57,15 @@ fn check(
     config: &Config,
     request: &ModernRequest<'_>,
 ) -> Result<ProtocolVersion, (StatusCode, ErrorObject)> {
-    let reject = |status: StatusCode, error: ErrorObject| (status, error);
-    let served = config.versions_of(Era::Modern);
-    if served.is_empty() {
+    if !config.serves(Era::Modern) {
         let requested = requested_version(request.headers, request.params).unwrap_or_default();
-        return Err(reject(
+        return Err((
             StatusCode::BAD_REQUEST,
             ErrorObject::no_modern_version(&config.versions_of(Era::Legacy), &requested),
         ));
     }
     let version =
-        envelope_version(request.params).map_err(|error| reject(StatusCode::BAD_REQUEST, error))?;
+        envelope_version(request.params).map_err(|error| (StatusCode::BAD_REQUEST, error))?;
     let params = request.params;
     let is_call = request.method == methods::TOOLS_CALL;
     let tool_name = params
@@ -99,17 +91,17 @@ fn check(
             params: header_params,
         },
     )
-    .map_err(|error| reject(StatusCode::BAD_REQUEST, error))?;
+    .map_err(|error| (StatusCode::BAD_REQUEST, error))?;
     let Some(version) = ProtocolVersion::from_wire(version)
         .filter(|v| v.era() == Era::Modern && config.supported_protocol_versions.contains(v))
     else {
-        return Err(reject(
+        return Err((
             StatusCode::BAD_REQUEST,
-            ErrorObject::unsupported_protocol_version(&served, version),
+            ErrorObject::unsupported_protocol_version(&config.versions_of(Era::Modern), version),
         ));
     };
     if !Era::Modern.serves(request.method) {
-        return Err(reject(
+        return Err((
             StatusCode::NOT_FOUND,
             ErrorObject::method_not_found(request.method),
         ));

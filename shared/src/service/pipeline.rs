@@ -17,7 +17,7 @@ use crate::config::RoutingMode;
 use crate::dispatch::{Call, MethodOutcome, dispatch};
 use crate::invoke::ToolInvoker;
 use crate::policy::{self, Correlation, HttpRejection};
-use crate::protocol::{Era, META_PROTOCOL_VERSION, Message, methods, parse_message};
+use crate::protocol::{Era, Message, declared_version, methods, parse_message};
 use crate::registry::{Route, Snapshot};
 use crate::routing::{RouteKeyError, RouteTarget, fixed_route_key, route_target};
 use crate::usage::{Outcome, UsageEvent};
@@ -100,11 +100,7 @@ impl<I: ToolInvoker> Gateway<I> {
             Message::Notification { method, params } => (None, Some(method), params),
             Message::Response => (None, None, None),
         };
-        let era = if params
-            .as_ref()
-            .and_then(|p| p.get("_meta"))
-            .is_some_and(|meta| meta.get(META_PROTOCOL_VERSION).is_some())
-        {
+        let era = if declared_version(params.as_ref()).is_some() {
             Era::Modern
         } else {
             header_era

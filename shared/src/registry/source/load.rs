@@ -247,15 +247,15 @@ impl SourceChain {
         snapshot: Snapshot,
     ) -> Result<Snapshot, RegistryError> {
         match &self.fixed_route {
-            Some(key) if snapshot.fixed_route(key).is_none() => {
-                let mut routes: Vec<String> = snapshot.route_keys().map(str::to_string).collect();
-                routes.sort();
-                Err(RegistryError::RouteMissing {
-                    source_name: source.name(),
-                    route_key: key.clone(),
-                    routes,
-                })
-            }
+            Some(key) if snapshot.fixed_route(key).is_none() => Err(RegistryError::RouteMissing {
+                source_name: source.name(),
+                route_key: key.clone(),
+                routes: snapshot
+                    .sorted_route_keys()
+                    .into_iter()
+                    .map(str::to_string)
+                    .collect(),
+            }),
             _ => Ok(snapshot),
         }
     }
