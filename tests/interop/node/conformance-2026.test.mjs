@@ -12,14 +12,14 @@
 // each of which must fail; a scenario the baseline names whole must fail; nothing else runs.
 
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
+import { readBaseline, runSuite, scenarioChecks } from "../lib/conformance.mjs";
 import { startInterop } from "../lib/gateway.mjs";
 
 const REVISION = "2026-07-28";
@@ -94,15 +94,7 @@ const SKIPPABLE = new Map([
   ],
 ]);
 
-/** The baseline's entries with their reasons: `scenario` or `scenario:check-id` → reason. */
-async function baseline() {
-  const entries = new Map();
-  for (const line of (await readFile(BASELINE, "utf8")).split("\n")) {
-    const match = /^\s+-\s+([a-z0-9-]+(?::[a-z0-9-]+)?)\s*(?:#\s*(.*))?$/.exec(line);
-    if (match) entries.set(match[1], match[2] ?? "");
-  }
-  return entries;
-}
+const baseline = () => readBaseline(BASELINE);
 
 /** The baseline's whole-scenario entries and its per-check entries, by scenario. */
 async function baselineParts() {
@@ -127,24 +119,12 @@ let run;
 before(async () => {
   gateways = await startInterop({ jsonSchemaFixture: "sep-2106" });
   outputDir = await mkdtemp(path.join(os.tmpdir(), "mcp-conformance-2026-"));
-  run = await new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [
-        SUITE,
-        "server",
-        "--url",
-        gateways.interopUrl,
-        "--requirements",
-        REVISION,
-        "--expected-failures",
-        BASELINE,
-        "--output-dir",
-        outputDir,
-      ],
-      { timeout: 600_000, maxBuffer: 16 * 1024 * 1024 },
-      (error, stdout, stderr) => resolve({ code: error ? (error.code ?? 1) : 0, stdout, stderr }),
-    );
+  run = await runSuite(SUITE, {
+    url: gateways.interopUrl,
+    args: ["--requirements", REVISION],
+    baseline: BASELINE,
+    outputDir,
+    timeoutMs: 600_000,
   });
 });
 
@@ -153,19 +133,6 @@ after(async () => {
   if (outputDir) await rm(outputDir, { recursive: true, force: true });
 });
 
-/** Each scenario's checks, from `<output>/server-<scenario>-<timestamp>/checks.json`. */
-async function scenarioChecks() {
-  const checks = new Map();
-  for (const dir of await readdir(outputDir)) {
-    const match = /^server-(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/.exec(dir);
-    if (!match) continue;
-    checks.set(
-      match[1],
-      JSON.parse(await readFile(path.join(outputDir, dir, "checks.json"), "utf8")),
-    );
-  }
-  return checks;
-}
 
 const failed = (check) => check.status === "FAILURE" || check.status === "WARNING";
 const brief = (checks) =>
@@ -196,7 +163,7 @@ describe(`conformance suite ${SUITE_VERSION} --requirements ${REVISION}`, () => 
   });
 
   test("the suite ran exactly the must-pass scenarios, the baseline's and the skipped ones", async () => {
-    const ran = [...(await scenarioChecks()).keys()].sort();
+    const ran = [...(await scenarioChecks(outputDir)).keys()].sort();
     const { scenarios } = await baselineParts();
     const expected = [...MUST_PASS, ...scenarios, ...SKIPPED_BY_SUITE.keys()].sort();
     assert.deepEqual(ran, expected);
@@ -204,7 +171,7 @@ describe(`conformance suite ${SUITE_VERSION} --requirements ${REVISION}`, () => 
 
   for (const scenario of MUST_PASS) {
     test(`${scenario} passes with no failed or warning check but those the baseline names`, async () => {
-      const checks = (await scenarioChecks()).get(scenario);
+      const checks = (await scenarioChecks(outputDir)).get(scenario);
       assert.ok(checks, `${scenario} did not run`);
       const excused = (await baselineParts()).checks.get(scenario) ?? new Set();
       const verdicts = checks.filter((c) => c.status !== "INFO" && !excused.has(c.id));
@@ -228,14 +195,14 @@ describe(`conformance suite ${SUITE_VERSION} --requirements ${REVISION}`, () => 
   }
 
   test("every scenario the baseline names whole fails (a listed scenario that passes fails the build)", async () => {
-    const all = await scenarioChecks();
+    const all = await scenarioChecks(outputDir);
     const { scenarios } = await baselineParts();
     const passing = [...scenarios].filter((s) => !(all.get(s) ?? []).some(failed));
     assert.deepEqual(passing, [], "these pass now: remove them from the baseline");
   });
 
   test("the suite skips the scenarios it cannot run yet", async () => {
-    const all = await scenarioChecks();
+    const all = await scenarioChecks(outputDir);
     for (const [scenario, reason] of SKIPPED_BY_SUITE) {
       const checks = all.get(scenario);
       assert.ok(checks, `${scenario} did not run`);

@@ -5,14 +5,14 @@
 // must pass with at least one successful check and no failed one.
 
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
+import { readBaseline, runSuite, scenarioChecks } from "../lib/conformance.mjs";
 import { startInterop } from "../lib/gateway.mjs";
 
 const require = createRequire(import.meta.url);
@@ -35,15 +35,7 @@ const MUST_PASS = [
   "dns-rebinding-protection",
 ];
 
-/** The baseline's entries with their reasons (`  - scenario # reason`). */
-async function baseline() {
-  const entries = new Map();
-  for (const line of (await readFile(BASELINE, "utf8")).split("\n")) {
-    const match = /^\s+-\s+([a-z0-9-]+)\s*(?:#\s*(.*))?$/.exec(line);
-    if (match) entries.set(match[1], match[2] ?? "");
-  }
-  return entries;
-}
+const baseline = () => readBaseline(BASELINE);
 
 let gateways;
 let outputDir;
@@ -52,24 +44,12 @@ let run;
 before(async () => {
   gateways = await startInterop();
   outputDir = await mkdtemp(path.join(os.tmpdir(), "mcp-conformance-"));
-  run = await new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [
-        SUITE,
-        "server",
-        "--url",
-        gateways.interopUrl,
-        "--suite",
-        "all",
-        "--expected-failures",
-        BASELINE,
-        "--output-dir",
-        outputDir,
-      ],
-      { timeout: 300_000, maxBuffer: 16 * 1024 * 1024 },
-      (error, stdout, stderr) => resolve({ code: error ? (error.code ?? 1) : 0, stdout, stderr }),
-    );
+  run = await runSuite(SUITE, {
+    url: gateways.interopUrl,
+    args: ["--suite", "all"],
+    baseline: BASELINE,
+    outputDir,
+    timeoutMs: 300_000,
   });
 });
 
@@ -78,19 +58,6 @@ after(async () => {
   if (outputDir) await rm(outputDir, { recursive: true, force: true });
 });
 
-/** Each scenario's checks, from `<output>/server-<scenario>-<timestamp>/checks.json`. */
-async function scenarioChecks() {
-  const checks = new Map();
-  for (const dir of await readdir(outputDir)) {
-    const match = /^server-(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/.exec(dir);
-    if (!match) continue;
-    checks.set(
-      match[1],
-      JSON.parse(await readFile(path.join(outputDir, dir, "checks.json"), "utf8")),
-    );
-  }
-  return checks;
-}
 
 describe(`conformance suite ${SUITE_VERSION} --suite all`, () => {
   test("the suite passes against its strict baseline", () => {
@@ -109,14 +76,14 @@ describe(`conformance suite ${SUITE_VERSION} --suite all`, () => {
   });
 
   test("the suite ran exactly the must-pass scenarios and the baseline's", async () => {
-    const ran = [...(await scenarioChecks()).keys()].sort();
+    const ran = [...(await scenarioChecks(outputDir)).keys()].sort();
     const expected = [...MUST_PASS, ...(await baseline()).keys()].sort();
     assert.deepEqual(ran, expected);
   });
 
   for (const scenario of MUST_PASS) {
     test(`${scenario} passes with no failed or warning check`, async () => {
-      const checks = (await scenarioChecks()).get(scenario);
+      const checks = (await scenarioChecks(outputDir)).get(scenario);
       assert.ok(checks, `${scenario} did not run`);
       const verdicts = checks.filter((c) => c.status !== "INFO");
       assert.ok(
