@@ -14,6 +14,7 @@ mod manifests;
 mod modern;
 mod registry;
 mod rejections;
+mod rest_calls;
 mod sources;
 mod tool_faults;
 mod tool_results;

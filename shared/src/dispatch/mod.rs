@@ -4,6 +4,7 @@
 mod discover;
 mod initialize;
 mod ping;
+mod rest_request;
 mod tools_call;
 mod tools_list;
 

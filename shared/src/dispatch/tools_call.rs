@@ -1,5 +1,6 @@
 //! `tools/call`: params checks, version resolution, `inputSchema` validation, the Tool Service
-//! call and result mapping by the tool's result shape (CONTRACT X1–X8; `structuredContent` and
+//! call (a REST-shaped one as X9 builds it) and result mapping by the tool's result shape
+//! (CONTRACT X1–X9; `structuredContent` and
 //! MCP-native results as the README's "Tool results" section describes).
 
 use std::time::{Duration, Instant};
@@ -134,11 +135,27 @@ pub(super) async fn handle<I: ToolInvoker>(
         return error(e);
     }
 
+    let mut headers = forwarded_headers(call);
+    let (endpoint, body) = match (&tool.rest, arguments) {
+        (Some(rest), Value::Object(arguments)) => {
+            match super::rest_request::build(rest, &tool.method, arguments) {
+                Ok(request) => {
+                    headers.extend(request.headers);
+                    (request.endpoint, request.body)
+                }
+                Err(detail) => return error(ErrorObject::invalid_params(detail)),
+            }
+        }
+        _ => (
+            tool.endpoint.clone(),
+            Bytes::from(serde_json::to_vec(arguments).unwrap_or_default()),
+        ),
+    };
     let request = ToolRequest {
         method: tool.method.clone(),
-        endpoint: tool.endpoint.clone(),
-        headers: forwarded_headers(call),
-        body: Bytes::from(serde_json::to_vec(arguments).unwrap_or_default()),
+        endpoint,
+        headers,
+        body,
         timeout: effective_timeout(call, tool),
         max_response_bytes: call.config.max_tool_response_bytes,
     };

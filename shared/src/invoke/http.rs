@@ -126,15 +126,19 @@ impl ToolInvoker for HttpInvoker {
         let timeout = request.timeout;
         let timeout_ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
         let limit = request.max_response_bytes;
+        let is_head = request.method == http::Method::HEAD;
         let mut builder = self
             .client
             .request(request.method, request.endpoint)
-            .header(http::header::CONTENT_TYPE, "application/json")
             .header(
                 http::header::ACCEPT,
                 "application/json, text/plain;q=0.9, */*;q=0.1",
-            )
-            .body(request.body);
+            );
+        if !request.body.is_empty() {
+            builder = builder
+                .header(http::header::CONTENT_TYPE, "application/json")
+                .body(request.body);
+        }
         for (name, value) in request.headers {
             builder = builder.header(name, value);
         }
@@ -148,7 +152,8 @@ impl ToolInvoker for HttpInvoker {
                 return Err(InvokeError::ResponseTooLarge { limit_bytes: limit });
             }
             let content_type = response.headers().get(http::header::CONTENT_TYPE);
-            if status.is_success() && !is_result_media_type(content_type) {
+            // A HEAD answer has no body: its media type is the resource's, not a result's.
+            if status.is_success() && !is_head && !is_result_media_type(content_type) {
                 return Err(InvokeError::UnexpectedContentType {
                     content_type: quoted_content_type(content_type),
                 });

@@ -12,12 +12,14 @@ use http::{HeaderName, HeaderValue, Method, StatusCode};
 pub struct ToolRequest {
     /// HTTP method from the manifest (`POST` by default).
     pub method: Method,
-    /// Endpoint URL from the snapshot, never from the request.
+    /// Endpoint URL from the snapshot, never from the request (a REST-shaped tool's path and
+    /// query arguments placed in its template, CONTRACT X9).
     pub endpoint: url::Url,
     /// Forwarded caller headers (`guid`, `x-request-id`, `mcp-session-id`, `employee-no`,
-    /// `virtual-employee-no`).
+    /// `virtual-employee-no`), then a REST-shaped tool's `header` arguments (CONTRACT X9).
     pub headers: Vec<(HeaderName, HeaderValue)>,
-    /// The `arguments` object as compact JSON.
+    /// The JSON body: the `arguments` object as compact JSON (CONTRACT X4) or a REST-shaped
+    /// tool's body (X9); empty when the request has none (then no `Content-Type` is sent).
     pub body: Bytes,
     /// The effective timeout of the whole call, body included (CONTRACT X7).
     pub timeout: Duration,

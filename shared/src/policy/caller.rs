@@ -62,7 +62,14 @@ fn is_safe_token(value: &HeaderValue) -> bool {
 
 /// `1–2048` printable ASCII characters without spaces, `0x21–0x7E` (CONTRACT C4).
 fn is_opaque_token(value: &HeaderValue) -> bool {
-    let bytes = value.as_bytes();
+    is_forwardable_header_value(value.as_bytes())
+}
+
+/// CONTRACT C4's check of a value the gateway sends on to a Tool Service (caller headers, and
+/// the `header` arguments of X9): `1–2048` bytes of `0x21–0x7E`, so that it can never splice
+/// another header.
+#[must_use]
+pub fn is_forwardable_header_value(bytes: &[u8]) -> bool {
     (1..=2048).contains(&bytes.len()) && bytes.iter().all(|b| (0x21..=0x7E).contains(b))
 }
 

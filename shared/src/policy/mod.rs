@@ -10,7 +10,9 @@ mod http_checks;
 mod mirrored;
 mod rejection;
 
-pub use caller::{CallerHeaders, Correlation, check_caller_headers, correlation};
+pub use caller::{
+    CallerHeaders, Correlation, check_caller_headers, correlation, is_forwardable_header_value,
+};
 pub use cors::{
     EXPOSED_HEADERS, MAX_REQUESTED_HEADER_BYTES, MCP_PARAM_PREFIX, PREFLIGHT_MAX_AGE_S, Preflight,
     READ_HEADERS, allowed_origin, check_preflight, is_preflight,

@@ -8,13 +8,17 @@
 pub(crate) mod compile;
 mod lazy_validator;
 mod portability;
+mod rest;
 mod snapshot;
 pub mod source;
 mod state;
 
-pub use compile::{MAX_TOOL_TIMEOUT_MS, ManifestProblem, compile_manifest, prepare_schema_checks};
+pub use compile::{
+    MAX_TOOL_TIMEOUT_MS, ManifestProblem, RESERVED_HEADERS, compile_manifest, prepare_schema_checks,
+};
 pub use lazy_validator::LazyValidator;
 pub use portability::portability_warnings;
+pub use rest::{ArgumentLocation, EndpointTemplate, RestCall, TemplatePiece};
 pub use snapshot::{
     HeaderParam, ResultFormat, ResultShape, Route, ServerInfo, Snapshot, Tool, ToolLookup,
     ToolsListResult,

@@ -29,7 +29,7 @@ pub struct Tool {
     pub version: String,
     /// The Tool Service URL, absolute http(s) (CONTRACT X4), parsed once at load.
     pub endpoint: url::Url,
-    /// The HTTP method of the Tool Service call, default `POST` (CONTRACT X4).
+    /// The HTTP method of the Tool Service call, default `POST` (CONTRACT X4, M2).
     pub method: http::Method,
     /// `_meta.timeoutMs`, when the manifest sets one (CONTRACT X7).
     pub timeout_ms: Option<u64>,
@@ -43,6 +43,9 @@ pub struct Tool {
     /// The `inputSchema` properties annotated `x-mcp-header`, whose values a modern
     /// `tools/call` repeats in `Mcp-Param-<Name>` headers (CONTRACT N2, N6).
     pub header_params: Vec<HeaderParam>,
+    /// How a REST-shaped tool (one with `_meta.parameters`) places its arguments in the URL,
+    /// headers and body (CONTRACT M2, X9); `None`: the whole `arguments` object is the body (X4).
+    pub rest: Option<crate::registry::RestCall>,
 }
 
 /// One `x-mcp-header` annotation of a tool's `inputSchema` (CONTRACT N6; MCP 2026-07-28

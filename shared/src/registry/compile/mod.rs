@@ -5,6 +5,7 @@
 //!
 //! - `manifest`: the document, its routes and each route's `tools/list` and lookup;
 //! - `tool`: one tool, its schemas and `_meta`;
+//! - `rest`: a REST-shaped tool's `_meta.parameters` and endpoint template (CONTRACT M2);
 //! - `first_pass`: the one pass over a manifest's text;
 //! - `threads`: compiling a route's tools on scoped threads;
 //! - `problems`: [`ManifestProblem`] with its JSON path.
@@ -12,6 +13,7 @@
 mod first_pass;
 mod manifest;
 mod problems;
+mod rest;
 mod threads;
 mod tool;
 
@@ -21,4 +23,5 @@ mod tests;
 pub(crate) use first_pass::compile_manifest_text;
 pub use manifest::{compile_manifest, prepare_schema_checks};
 pub use problems::ManifestProblem;
+pub use rest::RESERVED_HEADERS;
 pub use tool::MAX_TOOL_TIMEOUT_MS;

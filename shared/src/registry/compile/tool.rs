@@ -4,6 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::problems::{Problems, join, optional_string};
+use super::rest::{RestInput, check_no_placeholders, compile_rest};
 use crate::registry::{HeaderParam, LazyValidator, ResultFormat, Tool};
 
 /// Longest tool timeout a manifest may set, in ms (the Lambda maximum of 15 minutes).
@@ -164,7 +165,7 @@ fn misplaced_annotations(schema: &Value, path: &str, top: bool, problems: &mut P
 }
 
 /// RFC 9110 `token`: one or more `tchar`.
-fn is_token(value: &str) -> bool {
+pub(super) fn is_token(value: &str) -> bool {
     !value.is_empty()
         && value.bytes().all(|b| {
             b.is_ascii_alphanumeric()
@@ -260,15 +261,16 @@ pub(super) fn compile_tool(
     let method = match meta.get("method") {
         None => http::Method::POST,
         Some(Value::String(m)) => match m.to_ascii_uppercase().as_str() {
+            "GET" => http::Method::GET,
+            "HEAD" => http::Method::HEAD,
             "POST" => http::Method::POST,
             "PUT" => http::Method::PUT,
             "PATCH" => http::Method::PATCH,
-            "GET" => http::Method::GET,
             "DELETE" => http::Method::DELETE,
             _ => {
                 problems.add(
                     &join(&meta_path, "method"),
-                    "must be one of POST, PUT, PATCH, GET, DELETE",
+                    "must be one of GET, HEAD, POST, PUT, PATCH, DELETE",
                 );
                 http::Method::POST
             }
@@ -303,6 +305,23 @@ pub(super) fn compile_tool(
         );
         ResultFormat::Json
     });
+    let rest = match (meta.get("parameters"), meta.get("endpoint")) {
+        (Some(parameters), Some(Value::String(url))) if endpoint.is_some() => compile_rest(
+            &RestInput {
+                parameters,
+                endpoint: url,
+                method: &method,
+                input_schema: object.get("inputSchema").unwrap_or(&Value::Null),
+                meta_path: &meta_path,
+            },
+            problems,
+        ),
+        (None, Some(Value::String(url))) => {
+            check_no_placeholders(url, &join(&meta_path, "endpoint"), problems);
+            None
+        }
+        _ => None,
+    };
     if problems.0.len() > before {
         return None;
     }
@@ -317,6 +336,7 @@ pub(super) fn compile_tool(
             output_schema,
             result_format,
             header_params,
+            rest,
         },
         active,
     ))

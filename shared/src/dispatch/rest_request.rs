@@ -1,0 +1,289 @@
+//! Building a REST-shaped tool's request from validated arguments (CONTRACT X9): path segments,
+//! query pairs, headers and the JSON body. Pure: no I/O, every refusal a `-32602` detail.
+
+use std::fmt::Write as _;
+
+use bytes::Bytes;
+use http::{HeaderName, HeaderValue, Method};
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+use serde_json::{Map, Value};
+
+use crate::policy::is_forwardable_header_value;
+use crate::registry::{ArgumentLocation, RestCall, TemplatePiece};
+
+/// Every byte but RFC 3986's unreserved characters (`A-Za-z0-9-._~`) is percent-encoded in a
+/// path segment, a query name or a query value (CONTRACT X9): a value can never add a segment,
+/// a query or a fragment, and a space is `%20`.
+const COMPONENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// The parts of one REST-shaped request (CONTRACT X9).
+#[derive(Debug)]
+pub(super) struct RestRequest {
+    /// The endpoint with its path arguments and query pairs.
+    pub endpoint: url::Url,
+    /// The `header` arguments.
+    pub headers: Vec<(HeaderName, HeaderValue)>,
+    /// The JSON body; empty when the request has none.
+    pub body: Bytes,
+}
+
+/// A scalar's text: a string as it is, a number or boolean as its JSON text.
+fn scalar_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(text) => Some(text.clone()),
+        Value::Number(number) => Some(number.to_string()),
+        Value::Bool(flag) => Some(flag.to_string()),
+        _ => None,
+    }
+}
+
+/// Builds the request of `rest` for `arguments`, which passed the `inputSchema` (CONTRACT X9).
+///
+/// # Errors
+/// The `-32602` detail (without the `Invalid params: ` prefix) of the first argument that cannot
+/// be placed.
+pub(super) fn build(
+    rest: &RestCall,
+    method: &Method,
+    arguments: &Map<String, Value>,
+) -> Result<RestRequest, String> {
+    let mut query = String::new();
+    let mut headers = Vec::new();
+    let mut members = Map::new();
+    let mut whole_body: Option<&Value> = None;
+    let has_body = !matches!(*method, Method::GET | Method::HEAD);
+    for (name, value) in arguments {
+        match rest.location_of(name) {
+            ArgumentLocation::Path => {}
+            ArgumentLocation::Query => add_query(&mut query, name, value)?,
+            ArgumentLocation::Header(header) => {
+                if let Some(value) = header_value(name, value)? {
+                    headers.push((header.clone(), value));
+                }
+            }
+            ArgumentLocation::Body | ArgumentLocation::WholeBody if !has_body => {
+                return Err(format!(
+                    "argument '{name}' has no place in a {method} request"
+                ));
+            }
+            ArgumentLocation::Body => {
+                members.insert(name.clone(), value.clone());
+            }
+            ArgumentLocation::WholeBody => whole_body = Some(value),
+        }
+    }
+    let endpoint = endpoint(rest, arguments, &query)?;
+    let body = match whole_body {
+        Some(value) => serde_json::to_vec(value).unwrap_or_default(),
+        None if has_body && (rest.declares_members || !members.is_empty()) => {
+            serde_json::to_vec(&members).unwrap_or_default()
+        }
+        None => Vec::new(),
+    };
+    Ok(RestRequest {
+        endpoint,
+        headers,
+        body: Bytes::from(body),
+    })
+}
+
+/// The endpoint with each placeholder replaced by its argument, encoded as one segment, and the
+/// query pairs after the endpoint's own query.
+fn endpoint(
+    rest: &RestCall,
+    arguments: &Map<String, Value>,
+    query: &str,
+) -> Result<url::Url, String> {
+    let template = &rest.template;
+    let mut url = template.origin.clone();
+    for segment in &template.segments {
+        url.push('/');
+        let mut text = String::new();
+        let mut first_placeholder = None;
+        for piece in segment {
+            match piece {
+                TemplatePiece::Literal(literal) => text.push_str(literal),
+                TemplatePiece::Placeholder(name) => {
+                    let value = path_value(name, arguments.get(name))?;
+                    first_placeholder.get_or_insert(name);
+                    text.extend(utf8_percent_encode(&value, COMPONENT));
+                }
+            }
+        }
+        if let Some(name) = first_placeholder
+            && matches!(text.as_str(), "." | "..")
+        {
+            return Err(dot_segment(name));
+        }
+        url.push_str(&text);
+    }
+    url.push_str(&template.suffix);
+    let mut url =
+        url::Url::parse(&url).map_err(|_| "the endpoint URL cannot be built".to_string())?;
+    if !query.is_empty() {
+        let combined = match url.query() {
+            Some(own) if !own.is_empty() => format!("{own}&{query}"),
+            _ => query.to_string(),
+        };
+        url.set_query(Some(&combined));
+    }
+    Ok(url)
+}
+
+fn dot_segment(name: &str) -> String {
+    format!("path argument '{name}' must not be empty, '.' or '..'")
+}
+
+/// A path argument's text: a non-empty scalar other than `.` and `..`.
+fn path_value(name: &str, value: Option<&Value>) -> Result<String, String> {
+    let text = value
+        .and_then(scalar_text)
+        .ok_or_else(|| format!("path argument '{name}' must be a string, number or boolean"))?;
+    if matches!(text.as_str(), "" | "." | "..") {
+        return Err(dot_segment(name));
+    }
+    Ok(text)
+}
+
+/// Appends `name=value` pairs: one per array item (`form` style, `explode: true`); a null or an
+/// empty array adds nothing.
+fn add_query(query: &mut String, name: &str, value: &Value) -> Result<(), String> {
+    let refused =
+        || format!("query argument '{name}' must be a string, number, boolean or an array of them");
+    let items: Vec<&Value> = match value {
+        Value::Null => Vec::new(),
+        Value::Array(items) => items.iter().filter(|item| !item.is_null()).collect(),
+        Value::Object(_) => return Err(refused()),
+        scalar => vec![scalar],
+    };
+    for item in items {
+        let text = scalar_text(item).ok_or_else(refused)?;
+        if !query.is_empty() {
+            query.push('&');
+        }
+        let _ = write!(
+            query,
+            "{}={}",
+            utf8_percent_encode(name, COMPONENT),
+            utf8_percent_encode(&text, COMPONENT)
+        );
+    }
+    Ok(())
+}
+
+/// A header argument's value (`simple` style: array items joined by `,`) after C4's check; `None`
+/// for null.
+fn header_value(name: &str, value: &Value) -> Result<Option<HeaderValue>, String> {
+    let refused = || {
+        format!("header argument '{name}' must be 1-2048 printable ASCII characters without spaces")
+    };
+    let text = match value {
+        Value::Null => return Ok(None),
+        Value::Array(items) => items
+            .iter()
+            .map(scalar_text)
+            .collect::<Option<Vec<String>>>()
+            .ok_or_else(refused)?
+            .join(","),
+        Value::Object(_) => return Err(refused()),
+        scalar => scalar_text(scalar).ok_or_else(refused)?,
+    };
+    if !is_forwardable_header_value(text.as_bytes()) {
+        return Err(refused());
+    }
+    HeaderValue::from_str(&text)
+        .map(Some)
+        .map_err(|_| refused())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::registry::EndpointTemplate;
+
+    fn rest(segments: &[&[TemplatePiece]], arguments: &[(&str, ArgumentLocation)]) -> RestCall {
+        RestCall {
+            template: EndpointTemplate {
+                origin: "https://api.test".into(),
+                segments: segments.iter().map(|s| s.to_vec()).collect(),
+                suffix: String::new(),
+            },
+            arguments: arguments
+                .iter()
+                .map(|(n, l)| ((*n).to_string(), l.clone()))
+                .collect(),
+            declares_members: false,
+        }
+    }
+
+    fn lit(text: &str) -> TemplatePiece {
+        TemplatePiece::Literal(text.into())
+    }
+
+    fn ph(name: &str) -> TemplatePiece {
+        TemplatePiece::Placeholder(name.into())
+    }
+
+    fn args(value: Value) -> Map<String, Value> {
+        match value {
+            Value::Object(map) => map,
+            _ => panic!("arguments must be an object"),
+        }
+    }
+
+    #[test]
+    fn x9_adjacent_placeholders_cannot_make_a_dot_segment() {
+        let call = rest(
+            &[&[ph("a"), ph("b")]],
+            &[("a", ArgumentLocation::Path), ("b", ArgumentLocation::Path)],
+        );
+        let err = build(&call, &Method::GET, &args(json!({"a": ".", "b": "x"}))).unwrap_err();
+        assert_eq!(err, "path argument 'a' must not be empty, '.' or '..'");
+        let ok = build(&call, &Method::GET, &args(json!({"a": "x", "b": "y"}))).unwrap();
+        assert_eq!(ok.endpoint.as_str(), "https://api.test/xy");
+    }
+
+    #[test]
+    fn x9_path_values_must_be_scalars() {
+        let call = rest(&[&[ph("id")]], &[("id", ArgumentLocation::Path)]);
+        for value in [json!(null), json!({"a": 1}), json!([1])] {
+            let err = build(&call, &Method::DELETE, &args(json!({ "id": value }))).unwrap_err();
+            assert_eq!(
+                err,
+                "path argument 'id' must be a string, number or boolean"
+            );
+        }
+        let err = build(&call, &Method::DELETE, &args(json!({}))).unwrap_err();
+        assert_eq!(
+            err,
+            "path argument 'id' must be a string, number or boolean"
+        );
+    }
+
+    #[test]
+    fn x9_segment_encoding_keeps_every_value_in_its_segment() {
+        let call = rest(
+            &[&[lit("items")], &[ph("id")]],
+            &[("id", ArgumentLocation::Path)],
+        );
+        for (value, path) in [
+            ("a/b", "/items/a%2Fb"),
+            ("..%2f", "/items/..%252f"),
+            ("%2e%2e", "/items/%252e%252e"),
+            ("x?y#z", "/items/x%3Fy%23z"),
+            ("a\\b", "/items/a%5Cb"),
+            ("홍 길", "/items/%ED%99%8D%20%EA%B8%B8"),
+        ] {
+            let built = build(&call, &Method::GET, &args(json!({ "id": value }))).unwrap();
+            assert_eq!(built.endpoint.path(), path, "{value}");
+            assert_eq!(built.endpoint.host_str(), Some("api.test"));
+            assert_eq!(built.endpoint.query(), None);
+        }
+    }
+}
