@@ -13,5 +13,16 @@ fi
 ./tests/pip-install.sh tests/requirements.txt
 export CARGO_LAMBDA="$PWD/.venv/bin/cargo-lambda"
 
+# The OpenAPI documents `mcp-manifest import openapi` is tested on (infra/mcp-manifest/tests/
+# openapi.rs): the npm package pinned by tests/openapi/package-lock.json, installed again only
+# when the lock file changed.
+openapi_stamp=tests/openapi/node_modules/.package-lock.sha256
+openapi_want=$(sha256sum tests/openapi/package-lock.json | cut -d' ' -f1)
+if [[ ! -f $openapi_stamp || "$(cat "$openapi_stamp")" != "$openapi_want" ]]; then
+  echo "tests/run.sh: installing the OpenAPI test documents from tests/openapi/package-lock.json"
+  (cd tests/openapi && npm ci --no-audit --no-fund --loglevel=error)
+  echo "$openapi_want" >"$openapi_stamp"
+fi
+
 cargo test --workspace --locked
 ./tests/interop/run.sh

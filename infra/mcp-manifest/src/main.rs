@@ -7,6 +7,12 @@
 //! [--environment STACK]`: scaffolds a route stack's folder (a starter
 //! manifest and its `samconfig.toml`). Exit codes: `0` written, `1` refused (a key that breaks
 //! P3, or a folder that exists).
+//!
+//! `mcp-manifest import openapi SPEC --route KEY [--output FILE] [--base-url URL] [--tag TAG]
+//! [--operation ID] [--method METHOD] [--skip-secured] [--merge FILE] [--max-bytes N]`: a
+//! manifest of REST-shaped tools from an OpenAPI 3.0 or 3.1 document (CONTRACT M2, M3; see
+//! [`openapi`]). Exit codes: `0` written, `1` the document cannot be imported, `2` it cannot be
+//! read.
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -21,6 +27,7 @@ use mcp_gateway::registry::{
 };
 use mcp_gateway::routing::is_route_key;
 
+mod openapi;
 mod scaffold;
 use serde_json::{Value, json};
 
@@ -68,6 +75,19 @@ enum Command {
         #[arg(long, default_value = "mcp-gateway")]
         environment: String,
     },
+    /// Writes a manifest from another description of the tools.
+    Import {
+        #[command(subcommand)]
+        format: ImportFormat,
+    },
+}
+
+/// The descriptions `import` reads.
+#[derive(Debug, Subcommand)]
+enum ImportFormat {
+    /// A manifest of REST-shaped tools from an OpenAPI 3.0 or 3.1 document (JSON or YAML, a file
+    /// or an https:// URL): one tool per operation it can map, the rest skipped with a line each.
+    Openapi(openapi::OpenapiArgs),
 }
 
 /// What a validation found.
@@ -262,5 +282,8 @@ async fn main() -> ExitCode {
                 }
             }
         }
+        Command::Import {
+            format: ImportFormat::Openapi(args),
+        } => openapi::run(&args).await,
     }
 }

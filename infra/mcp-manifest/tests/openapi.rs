@@ -1,0 +1,604 @@
+//! `mcp-manifest import openapi` (CONTRACT M2, M3) on the documents of `@readme/oas-examples`
+//! (installed under tests/openapi by tests/run.sh): every document imports into a manifest that
+//! `mcp-manifest validate` accepts or is refused with exit 1 and a clear message, never a panic;
+//! the Petstore tools field by field; exit codes, `--output` and `--merge` end to end.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::{Value, json};
+
+const CORPUS: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../tests/openapi/node_modules/@readme/oas-examples"
+);
+
+/// The documents the import refuses (exit 1, nothing written), with what their message says.
+/// The three without an absolute server URL import once given --base-url.
+const REFUSED: [(&str, &str); 31] = [
+    ("2.0/json/api-with-examples.json", "is Swagger 2.0"),
+    ("2.0/json/petstore-expanded.json", "is Swagger 2.0"),
+    ("2.0/json/petstore-minimal.json", "is Swagger 2.0"),
+    ("2.0/json/petstore-simple.json", "is Swagger 2.0"),
+    (
+        "2.0/json/petstore-with-external-docs.json",
+        "is Swagger 2.0",
+    ),
+    ("2.0/json/petstore.json", "is Swagger 2.0"),
+    ("2.0/json/schema-circular.json", "is Swagger 2.0"),
+    ("2.0/yaml/api-with-examples.yaml", "is Swagger 2.0"),
+    ("2.0/yaml/petstore-expanded.yaml", "is Swagger 2.0"),
+    ("2.0/yaml/petstore-minimal.yaml", "is Swagger 2.0"),
+    ("2.0/yaml/petstore-simple.yaml", "is Swagger 2.0"),
+    (
+        "2.0/yaml/petstore-with-external-docs.yaml",
+        "is Swagger 2.0",
+    ),
+    ("2.0/yaml/petstore.yaml", "is Swagger 2.0"),
+    ("2.0/yaml/schema-circular.yaml", "is Swagger 2.0"),
+    (
+        "3.0/json/file-uploads.json",
+        "no operation could be imported",
+    ),
+    ("3.0/json/form-data.json", "no operation could be imported"),
+    (
+        "3.0/json/openapi-workshop/title.json",
+        "the document has no operation",
+    ),
+    (
+        "3.0/json/parameters-cookies.json",
+        "no operation could be imported",
+    ),
+    (
+        "3.0/json/parameters-extreme.json",
+        "no operation could be imported",
+    ),
+    (
+        "3.0/json/parameters-style.json",
+        "no operation could be imported",
+    ),
+    (
+        "3.0/json/schema-encoding-style.json",
+        "no operation could be imported",
+    ),
+    (
+        "3.1/json/schema-encoding-style.json",
+        "no operation could be imported",
+    ),
+    ("3.1/json/webhooks.json", "the document has no operation"),
+    (
+        "3.0/yaml/file-uploads.yaml",
+        "no operation could be imported",
+    ),
+    ("3.0/yaml/form-data.yaml", "no operation could be imported"),
+    (
+        "3.0/yaml/parameters-cookies.yaml",
+        "no operation could be imported",
+    ),
+    (
+        "3.0/yaml/parameters-extreme.yaml",
+        "no operation could be imported",
+    ),
+    (
+        "3.0/yaml/parameters-style.yaml",
+        "no operation could be imported",
+    ),
+    (
+        "3.0/yaml/schema-encoding-style.yaml",
+        "no operation could be imported",
+    ),
+    (
+        "3.1/yaml/schema-encoding-style.yaml",
+        "no operation could be imported",
+    ),
+    ("3.1/yaml/webhooks.yaml", "the document has no operation"),
+];
+
+/// The documents with a relative or missing server URL: refused without --base-url.
+const NEED_BASE_URL: [&str; 6] = [
+    "3.0/json/callbacks.json",
+    "3.0/json/link-example.json",
+    "3.0/json/server-path-level.json",
+    "3.0/yaml/callbacks.yaml",
+    "3.0/yaml/link-example.yaml",
+    "3.0/yaml/server-path-level.yaml",
+];
+
+struct Run {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+fn run(args: &[&str]) -> Run {
+    let output = Command::new(env!("CARGO_BIN_EXE_mcp-manifest"))
+        .args(args)
+        .output()
+        .expect("mcp-manifest runs");
+    Run {
+        code: output.status.code(),
+        stdout: String::from_utf8(output.stdout).expect("UTF-8 stdout"),
+        stderr: String::from_utf8(output.stderr).expect("UTF-8 stderr"),
+    }
+}
+
+fn corpus() -> PathBuf {
+    let corpus = PathBuf::from(CORPUS);
+    assert!(
+        corpus.join("3.0/json/petstore.json").is_file(),
+        "the OpenAPI corpus is missing at {}: run tests/run.sh (it installs tests/openapi's npm packages), or `npm ci` in tests/openapi",
+        corpus.display()
+    );
+    corpus
+}
+
+fn doc(relative: &str) -> String {
+    corpus().join(relative).to_string_lossy().into_owned()
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "mcp-manifest-openapi-{}-{name}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn documents(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            documents(&path, out);
+        } else if path
+            .extension()
+            .is_some_and(|e| e == "json" || e == "yaml" || e == "yml")
+        {
+            out.push(path);
+        }
+    }
+}
+
+/// Imports `spec` to a file and checks that `validate` accepts it; the exit code and stderr.
+fn import_and_validate(spec: &str, extra: &[&str], out: &Path) -> (Option<i32>, String) {
+    let _ = std::fs::remove_file(out);
+    let output = out.to_string_lossy();
+    let mut args = vec![
+        "import", "openapi", spec, "--route", "corpus", "--output", &output,
+    ];
+    args.extend_from_slice(extra);
+    let import = run(&args);
+    match import.code {
+        Some(0) => {
+            let validate = run(&["validate", "--route", "corpus", &output]);
+            assert_eq!(
+                validate.code,
+                Some(0),
+                "{spec}: validate refused the imported manifest:\n{}",
+                validate.stdout
+            );
+        }
+        Some(1) => assert!(!out.exists(), "{spec}: exit 1 but a manifest was written"),
+        other => panic!(
+            "{spec}: exit {other:?} (a panic or a signal?)\n{}",
+            import.stderr
+        ),
+    }
+    (import.code, import.stderr)
+}
+
+#[test]
+fn m3_every_corpus_document_imports_or_is_refused_with_a_clear_message() {
+    let corpus = corpus();
+    let mut paths = Vec::new();
+    for version in ["2.0", "3.0", "3.1"] {
+        documents(&corpus.join(version), &mut paths);
+    }
+    paths.sort();
+    assert!(paths.len() > 100, "only {} documents found", paths.len());
+    let out = temp_dir("corpus").join("manifest.json");
+    let mut refused: Vec<(String, String)> = Vec::new();
+    let mut needed_base_url: Vec<String> = Vec::new();
+    for path in &paths {
+        let relative = path
+            .strip_prefix(&corpus)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        let spec = path.to_string_lossy();
+        let (code, stderr) = import_and_validate(&spec, &[], &out);
+        if code == Some(0) {
+            assert!(
+                stderr.contains(" for route 'corpus' (skipped "),
+                "{relative}: {stderr}"
+            );
+            continue;
+        }
+        let errors: Vec<&str> = stderr
+            .lines()
+            .filter(|l| l.starts_with("error: "))
+            .collect();
+        assert!(
+            !errors.is_empty(),
+            "{relative}: exit 1 without an error line:\n{stderr}"
+        );
+        if errors.iter().all(|e| e.ends_with(": give --base-url")) {
+            needed_base_url.push(relative.clone());
+            let (code, stderr) =
+                import_and_validate(&spec, &["--base-url", "https://api.example.test"], &out);
+            assert_eq!(code, Some(0), "{relative} with --base-url:\n{stderr}");
+            continue;
+        }
+        refused.push((relative, errors.join("\n")));
+    }
+    let expected: Vec<(&str, &str)> = REFUSED.to_vec();
+    let mut expected_names: Vec<&str> = expected.iter().map(|(name, _)| *name).collect();
+    expected_names.sort_unstable();
+    let refused_names: Vec<&str> = refused.iter().map(|(name, _)| name.as_str()).collect();
+    assert_eq!(
+        refused_names, expected_names,
+        "the refused documents changed"
+    );
+    for (name, errors) in &refused {
+        let (_, says) = expected.iter().find(|(n, _)| n == name).unwrap();
+        assert!(
+            errors.contains(says),
+            "{name}: expected {says:?} in {errors}"
+        );
+    }
+    assert_eq!(
+        needed_base_url, NEED_BASE_URL,
+        "the documents that need --base-url changed"
+    );
+}
+
+fn tools_of(manifest: &str) -> Vec<Value> {
+    let manifest: Value = serde_json::from_str(manifest).expect("the manifest is JSON");
+    assert_eq!(manifest["manifestVersion"], 1);
+    assert_eq!(manifest["routes"][0]["routeKey"], "petstore");
+    manifest["routes"][0]["tools"].as_array().unwrap().clone()
+}
+
+fn tool<'a>(tools: &'a [Value], name: &str) -> &'a Value {
+    tools
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("no tool {name}"))
+}
+
+const PETSTORE_LINES: [&str; 10] = [
+    "warning: POST /pet (addPet): secured by 'petstore_auth': the gateway sends no credentials to Tool Services yet",
+    "warning: PUT /pet (updatePet): secured by 'petstore_auth': the gateway sends no credentials to Tool Services yet",
+    "warning: GET /pet/findByStatus (findPetsByStatus): secured by 'petstore_auth': the gateway sends no credentials to Tool Services yet",
+    "warning: GET /pet/findByTags (findPetsByTags): secured by 'petstore_auth': the gateway sends no credentials to Tool Services yet",
+    "warning: GET /pet/{petId} (getPetById): secured by 'api_key': the gateway sends no credentials to Tool Services yet",
+    "skipped POST /pet/{petId} (updatePetWithForm): request body is application/x-www-form-urlencoded, not JSON",
+    "warning: DELETE /pet/{petId} (deletePet): secured by 'petstore_auth': the gateway sends no credentials to Tool Services yet",
+    "", // uploadFile: its media type differs between 3.0 and 3.1
+    "warning: GET /store/inventory (getInventory): secured by 'api_key': the gateway sends no credentials to Tool Services yet",
+    "wrote 18 tools for route 'petstore' (skipped 2)",
+];
+
+#[test]
+fn m3_petstore_tools_field_by_field_and_the_yaml_twin_gives_the_same_manifest() {
+    for (version, upload_type) in [
+        ("3.0", "multipart/form-data"),
+        ("3.1", "application/octet-stream"),
+    ] {
+        let json_doc = doc(&format!("{version}/json/petstore.json"));
+        let yaml_doc = doc(&format!("{version}/yaml/petstore.yaml"));
+        let from_json = run(&["import", "openapi", &json_doc, "--route", "petstore"]);
+        assert_eq!(from_json.code, Some(0), "{}", from_json.stderr);
+        let from_yaml = run(&["import", "openapi", &yaml_doc, "--route", "petstore"]);
+        assert_eq!(from_yaml.code, Some(0), "{}", from_yaml.stderr);
+        assert_eq!(
+            from_json.stdout, from_yaml.stdout,
+            "{version}: JSON and YAML differ"
+        );
+        assert_eq!(from_json.stderr, from_yaml.stderr);
+
+        let mut lines = PETSTORE_LINES.map(str::to_string);
+        lines[7] = format!(
+            "skipped POST /pet/{{petId}}/uploadImage (uploadFile): request body is {upload_type}, not JSON"
+        );
+        assert_eq!(
+            from_json.stderr.lines().collect::<Vec<_>>(),
+            lines,
+            "{version}"
+        );
+
+        let manifest: Value = serde_json::from_str(&from_json.stdout).unwrap();
+        assert_eq!(
+            manifest["routes"][0]["server"],
+            json!({"name": "swagger-petstore", "title": "Swagger Petstore", "version": "1.0.0"})
+        );
+        let tools = tools_of(&from_json.stdout);
+        assert_eq!(tools.len(), 18);
+        assert!(
+            tools
+                .iter()
+                .all(|t| t["name"] != "uploadFile" && t["name"] != "updatePetWithForm")
+        );
+
+        let get = tool(&tools, "getPetById");
+        assert_eq!(get["title"], "Find pet by ID");
+        assert_eq!(get["description"], "Returns a single pet");
+        assert_eq!(get["annotations"], json!({"readOnlyHint": true}));
+        assert_eq!(
+            get["inputSchema"],
+            json!({"type": "object", "properties": {"petId": {"type": "integer", "format": "int64",
+                   "description": "ID of pet to return"}}, "required": ["petId"]})
+        );
+        assert_eq!(
+            get["_meta"],
+            json!({"version": "1.0.0", "active": true,
+                   "endpoint": "http://petstore.swagger.io/v2/pet/{petId}", "method": "GET",
+                   "parameters": {"petId": "path"}})
+        );
+
+        let add = tool(&tools, "addPet");
+        assert_eq!(add["_meta"]["method"], "POST");
+        assert_eq!(
+            add["_meta"]["endpoint"],
+            "http://petstore.swagger.io/v2/pet"
+        );
+        assert!(add.get("annotations").is_none());
+        let properties = add["inputSchema"]["properties"].as_object().unwrap();
+        assert_eq!(
+            properties.keys().collect::<Vec<_>>(),
+            ["id", "category", "name", "photoUrls", "tags", "status"]
+        );
+        assert_eq!(add["inputSchema"]["required"], json!(["name", "photoUrls"]));
+        // $refs resolved: Category and Tag inlined.
+        assert_eq!(
+            properties["category"]["properties"]["name"]["type"],
+            "string"
+        );
+        assert_eq!(
+            properties["tags"]["items"]["properties"]["name"]["type"],
+            "string"
+        );
+        assert_eq!(
+            properties["status"]["enum"],
+            json!(["available", "pending", "sold"])
+        );
+        assert!(!add.to_string().contains("$ref") && !add.to_string().contains("\"xml\""));
+
+        let find = tool(&tools, "findPetsByStatus");
+        assert_eq!(find["_meta"]["parameters"], json!({"status": "query"}));
+        assert_eq!(find["inputSchema"]["properties"]["status"]["type"], "array");
+        assert_eq!(find["inputSchema"]["required"], json!(["status"]));
+        assert_eq!(find["annotations"], json!({"readOnlyHint": true}));
+
+        let delete = tool(&tools, "deletePet");
+        assert_eq!(delete["_meta"]["method"], "DELETE");
+        assert_eq!(
+            delete["_meta"]["parameters"],
+            json!({"api_key": "header", "petId": "path"})
+        );
+        assert_eq!(delete["inputSchema"]["required"], json!(["petId"]));
+        assert_eq!(
+            delete["inputSchema"]["properties"]["api_key"]["type"],
+            "string"
+        );
+
+        let array_body = tool(&tools, "createUsersWithArrayInput");
+        assert_eq!(
+            array_body["_meta"]["parameters"],
+            json!({"body": "wholeBody"})
+        );
+        assert_eq!(
+            array_body["inputSchema"]["properties"]["body"]["type"],
+            "array"
+        );
+        assert_eq!(array_body["inputSchema"]["required"], json!(["body"]));
+    }
+}
+
+#[test]
+fn m3_skip_secured_and_filters_on_the_petstore() {
+    let petstore = doc("3.0/json/petstore.json");
+    let secured = run(&[
+        "import",
+        "openapi",
+        &petstore,
+        "--route",
+        "petstore",
+        "--skip-secured",
+    ]);
+    assert_eq!(secured.code, Some(0), "{}", secured.stderr);
+    assert!(secured.stderr.lines().any(
+        |l| l == "skipped GET /pet/{petId} (getPetById): secured by 'api_key' (--skip-secured)"
+    ));
+    assert!(!secured.stderr.contains("warning: "), "{}", secured.stderr);
+    assert!(
+        secured
+            .stderr
+            .ends_with("wrote 11 tools for route 'petstore' (skipped 9)\n"),
+        "{}",
+        secured.stderr
+    );
+
+    let filtered = run(&[
+        "import", "openapi", &petstore, "--route", "petstore", "--tag", "store", "--method", "get",
+    ]);
+    assert_eq!(filtered.code, Some(0), "{}", filtered.stderr);
+    let names: Vec<Value> = tools_of(&filtered.stdout)
+        .iter()
+        .map(|t| t["name"].clone())
+        .collect();
+    assert_eq!(names, [json!("getInventory"), json!("getOrderById")]);
+
+    let none = run(&[
+        "import",
+        "openapi",
+        &petstore,
+        "--route",
+        "petstore",
+        "--operation",
+        "nope",
+    ]);
+    assert_eq!(none.code, Some(1));
+    assert!(none.stdout.is_empty());
+    assert!(
+        none.stderr.contains(
+            "error: no operation matches --tag, --operation and --method: nothing written"
+        ),
+        "{}",
+        none.stderr
+    );
+}
+
+#[test]
+fn m3_exit_codes_for_unreadable_unimportable_and_bad_arguments() {
+    let missing = run(&[
+        "import",
+        "openapi",
+        "/nonexistent/openapi.yaml",
+        "--route",
+        "r",
+    ]);
+    assert_eq!(missing.code, Some(2));
+    assert!(
+        missing
+            .stderr
+            .starts_with("error: cannot read /nonexistent/openapi.yaml: "),
+        "{}",
+        missing.stderr
+    );
+
+    let dir = temp_dir("exits");
+    let garbage = dir.join("garbage.yaml");
+    std::fs::write(&garbage, "a: [b\n").unwrap();
+    let garbage = run(&[
+        "import",
+        "openapi",
+        &garbage.to_string_lossy(),
+        "--route",
+        "r",
+    ]);
+    assert_eq!(garbage.code, Some(1));
+    assert!(
+        garbage.stderr.contains(": neither JSON nor YAML: "),
+        "{}",
+        garbage.stderr
+    );
+
+    let swagger = run(&[
+        "import",
+        "openapi",
+        &doc("2.0/json/petstore.json"),
+        "--route",
+        "r",
+    ]);
+    assert_eq!(swagger.code, Some(1));
+    assert!(swagger.stderr.ends_with(": the document is Swagger 2.0: only OpenAPI 3.0 and 3.1 documents can be imported (convert it to OpenAPI 3 first, e.g. with swagger2openapi)\n"), "{}", swagger.stderr);
+
+    let no_server = run(&[
+        "import",
+        "openapi",
+        &doc("3.0/json/callbacks.json"),
+        "--route",
+        "r",
+    ]);
+    assert_eq!(no_server.code, Some(1));
+    assert_eq!(
+        no_server.stderr,
+        "error: the document names no server URL: give --base-url\n"
+    );
+    assert!(no_server.stdout.is_empty());
+
+    let bad_route = run(&[
+        "import",
+        "openapi",
+        &doc("3.0/json/petstore.json"),
+        "--route",
+        "a/b",
+    ]);
+    assert_eq!(bad_route.code, Some(1));
+    assert!(
+        bad_route
+            .stderr
+            .contains("--route 'a/b' is not a route key")
+    );
+
+    let too_big = run(&[
+        "import",
+        "openapi",
+        &doc("3.0/json/petstore.json"),
+        "--route",
+        "r",
+        "--max-bytes",
+        "1000",
+    ]);
+    assert_eq!(too_big.code, Some(1));
+    assert!(too_big.stdout.is_empty());
+    assert!(
+        too_big
+            .stderr
+            .contains("over the limit of 1000 bytes (--max-bytes)"),
+        "{}",
+        too_big.stderr
+    );
+}
+
+#[test]
+fn m3_merge_in_place_replaces_this_routes_imported_tools_and_keeps_the_rest() {
+    let dir = temp_dir("merge");
+    let manifest = dir.join("manifest.json");
+    std::fs::write(
+        &manifest,
+        json!({"manifestVersion": 1, "routes": [
+            {"routeKey": "core", "tools": [{"name": "search", "inputSchema": {"type": "object"},
+                                            "_meta": {"endpoint": "https://core.test/search"}}]},
+            {"routeKey": "petstore", "tools": [
+                {"name": "getPetById", "description": "old", "inputSchema": {"type": "object"},
+                 "_meta": {"endpoint": "https://old.test/pet"}},
+                {"name": "handWritten", "inputSchema": {"type": "object"},
+                 "_meta": {"endpoint": "https://old.test/hand"}}]}
+        ]})
+        .to_string(),
+    )
+    .unwrap();
+    let path = manifest.to_string_lossy();
+    let merged = run(&[
+        "import",
+        "openapi",
+        &doc("3.0/json/petstore.json"),
+        "--route",
+        "petstore",
+        "--merge",
+        &path,
+        "--output",
+        &path,
+    ]);
+    assert_eq!(merged.code, Some(0), "{}", merged.stderr);
+    assert!(merged.stdout.is_empty());
+    assert!(merged.stderr.ends_with(&format!(
+        "wrote 18 tools for route 'petstore' (skipped 2)\nmerged into {path}: 1 replaced, 17 added\n"
+    )), "{}", merged.stderr);
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap()).unwrap();
+    assert_eq!(written["routes"][0]["tools"][0]["name"], "search");
+    let pets = written["routes"][1]["tools"].as_array().unwrap();
+    assert_eq!(pets.len(), 19);
+    assert_eq!(pets[0]["name"], "getPetById");
+    assert_eq!(pets[0]["description"], "Returns a single pet");
+    assert_eq!(pets[1]["name"], "handWritten");
+    assert_eq!(
+        run(&["validate", "--route", "petstore", &path]).code,
+        Some(0)
+    );
+
+    let unreadable = run(&[
+        "import",
+        "openapi",
+        &doc("3.0/json/petstore.json"),
+        "--route",
+        "petstore",
+        "--merge",
+        "/nonexistent/manifest.json",
+    ]);
+    assert_eq!(unreadable.code, Some(2));
+    assert!(unreadable.stdout.is_empty());
+}
