@@ -4,13 +4,25 @@
 //! - `POST /tools/search_documents` `{query, limit?, filters?}` → `200` array of documents.
 //! - `POST /tools/lookup_glossary` `{term, language?}` → `200` definition, `404` unknown term.
 //! - `POST /tools/create_ticket` `{title, priority, details?}` → `201` ticket.
+//!
+//! It also implements a few operations of the Swagger Petstore REST API under `/petstore/v2`
+//! (the document is `infra/openapi/petstore.json`), so that a manifest imported from that
+//! document (`mcp-manifest import openapi`, CONTRACT M3) has a service to call (X9):
+//!
+//! - `GET /petstore/v2/pet/{petId}` → `200` pet, `404` unknown or not an integer.
+//! - `GET /petstore/v2/pet/findByStatus?status=…` (repeated) → `200` array of pets.
+//! - `POST /petstore/v2/pet` (a Pet) → `200` the pet with its new `id`.
+//! - `DELETE /petstore/v2/pet/{petId}` (`api_key` header required) → `200`, `404`, or `401`
+//!   without the header.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use axum::Router;
-use axum::extract::Json;
-use axum::http::StatusCode;
-use axum::routing::post;
+use axum::extract::{Json, Path, RawQuery, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::routing::{get, post};
 use serde_json::{Value, json};
 
 /// The origin the baked sample manifest names for its Tool Service.
@@ -125,10 +137,97 @@ async fn create_ticket(Json(args): Json<Value>) -> (StatusCode, Json<Value>) {
     )
 }
 
+/// The Petstore's pets by id, seeded with three.
+type Pets = Arc<Mutex<BTreeMap<i64, Value>>>;
+
+fn seeded_pets() -> Pets {
+    let pets = [
+        json!({"id": 1, "name": "doggie", "category": {"id": 1, "name": "Dogs"},
+               "photoUrls": [], "tags": [{"id": 1, "name": "friendly"}], "status": "available"}),
+        json!({"id": 2, "name": "바둑이", "category": {"id": 1, "name": "Dogs"},
+               "photoUrls": [], "tags": [], "status": "sold"}),
+        json!({"id": 3, "name": "Nabi", "category": {"id": 2, "name": "Cats"},
+               "photoUrls": [], "tags": [], "status": "available"}),
+    ];
+    Arc::new(Mutex::new(
+        pets.into_iter()
+            .map(|pet| (pet["id"].as_i64().unwrap_or_default(), pet))
+            .collect(),
+    ))
+}
+
+fn pet_not_found() -> (StatusCode, Json<Value>) {
+    (
+        StatusCode::NOT_FOUND,
+        Json(json!({"code": 1, "type": "error", "message": "Pet not found"})),
+    )
+}
+
+async fn get_pet(State(pets): State<Pets>, Path(id): Path<String>) -> (StatusCode, Json<Value>) {
+    let pets = pets.lock().unwrap_or_else(PoisonError::into_inner);
+    match id.parse::<i64>().ok().and_then(|id| pets.get(&id)) {
+        Some(pet) => (StatusCode::OK, Json(pet.clone())),
+        None => pet_not_found(),
+    }
+}
+
+async fn find_pets_by_status(State(pets): State<Pets>, RawQuery(query): RawQuery) -> Json<Value> {
+    let wanted: Vec<String> = url::form_urlencoded::parse(query.unwrap_or_default().as_bytes())
+        .filter(|(name, _)| name == "status")
+        .map(|(_, value)| value.into_owned())
+        .collect();
+    let pets = pets.lock().unwrap_or_else(PoisonError::into_inner);
+    Json(Value::Array(
+        pets.values()
+            .filter(|pet| wanted.iter().any(|status| pet["status"] == status.as_str()))
+            .cloned()
+            .collect(),
+    ))
+}
+
+async fn add_pet(State(pets): State<Pets>, Json(mut pet): Json<Value>) -> Json<Value> {
+    let mut pets = pets.lock().unwrap_or_else(PoisonError::into_inner);
+    let id = pets.keys().next_back().copied().unwrap_or_default() + 1;
+    pet["id"] = json!(id);
+    pets.insert(id, pet.clone());
+    Json(pet)
+}
+
+async fn delete_pet(
+    State(pets): State<Pets>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> (StatusCode, Json<Value>) {
+    if !headers.contains_key("api_key") {
+        return (
+            StatusCode::UNAUTHORIZED,
+            Json(json!({"code": 401, "type": "error", "message": "api_key header required"})),
+        );
+    }
+    let mut pets = pets.lock().unwrap_or_else(PoisonError::into_inner);
+    match id.parse::<i64>().ok().and_then(|id| pets.remove(&id)) {
+        Some(_) => (
+            StatusCode::OK,
+            Json(json!({"code": 200, "type": "unknown", "message": id})),
+        ),
+        None => pet_not_found(),
+    }
+}
+
+/// The Petstore operations under `/petstore/v2`, over fresh in-memory pets.
+fn petstore() -> Router {
+    Router::new()
+        .route("/pet", post(add_pet))
+        .route("/pet/findByStatus", get(find_pets_by_status))
+        .route("/pet/{petId}", get(get_pet).delete(delete_pet))
+        .with_state(seeded_pets())
+}
+
 /// The sample Tool Service's routes.
 pub fn router() -> Router {
     Router::new()
         .route("/tools/search_documents", post(search_documents))
         .route("/tools/lookup_glossary", post(lookup_glossary))
         .route("/tools/create_ticket", post(create_ticket))
+        .nest("/petstore/v2", petstore())
 }
