@@ -302,6 +302,50 @@ def actions_of(statement):
     return actions if isinstance(actions, list) else [actions]
 
 
+# CONTRACT X10: a function may invoke the Lambda functions its tools name, and only those: each
+# grant stands under a condition on the parameter that lists them, and its resources come from
+# that parameter.
+TOOL_FUNCTION_GRANTS = {
+    "HasToolFunctions": "ToolFunctionArns",
+    "HasToolFunctionPrefix": "ToolFunctionPrefix",
+}
+
+
+def tool_function_grant(statement):
+    """The problem with a conditional lambda:InvokeFunction statement, "" when it is sound, or
+    None when the statement is not one (a plain statement)."""
+    if not (isinstance(statement, dict) and list(statement) == ["Fn::If"]):
+        return None
+    condition, granted, otherwise = statement["Fn::If"]
+    parameter = TOOL_FUNCTION_GRANTS.get(condition)
+    if parameter is None:
+        return f"a conditional statement must stand under {sorted(TOOL_FUNCTION_GRANTS)}: {statement}"
+    if otherwise != {"Ref": "AWS::NoValue"}:
+        return f"{condition}: without tool functions the statement must be AWS::NoValue"
+    if (
+        not isinstance(granted, dict)
+        or granted.get("Effect") != "Allow"
+        or actions_of(granted) != ["lambda:InvokeFunction"]
+        or {"NotAction", "NotResource", "Condition"} & set(granted)
+    ):
+        return f"{condition}: the statement must be a plain Allow of lambda:InvokeFunction alone"
+    resource = json.dumps(granted.get("Resource"))
+    named = f'"{parameter}"' in resource or "${" + parameter + "}" in resource
+    if not named or resource in ('"*"', '["*"]'):
+        return f"{condition}: lambda:InvokeFunction must be scoped by the parameter {parameter}"
+    return ""
+
+
+def check_tool_function_conditions(where, template):
+    """Both tool-function conditions exist and test their parameters."""
+    conditions = template.get("Conditions", {})
+    for condition, parameter in TOOL_FUNCTION_GRANTS.items():
+        if parameter not in template.get("Parameters", {}):
+            problem(where, f"the parameter {parameter} is missing (CONTRACT X10)")
+        if f'"Ref": "{parameter}"' not in json.dumps(conditions.get(condition)):
+            problem(where, f"the condition {condition} must test the parameter {parameter}")
+
+
 # ---------------------------------------------------------------------------------------------
 # Checks shared by both templates
 
@@ -524,6 +568,12 @@ def check_environment(binaries, variables):
             problem(path, f"{name}: Events make SAM write an OpenAPI Body; use ApiGatewayV2 routes")
         granted = set()
         for statement in [s for p in props.get("Policies", []) for s in p.get("Statement", [])]:
+            grant = tool_function_grant(statement)
+            if grant is not None:
+                if grant:
+                    problem(path, f"{name}: {grant}")
+                granted.add("lambda:InvokeFunction")
+                continue
             actions = actions_of(statement)
             if statement.get("Effect") != "Allow" or actions not in (
                 ["s3:GetObject"],
@@ -545,7 +595,10 @@ def check_environment(binaries, variables):
         for action in ("s3:GetObject", "dynamodb:UpdateItem"):
             if action not in granted:
                 problem(path, f"{name}: no {action} permission (the manifest, the delegation table)")
+        if "lambda:InvokeFunction" not in granted:
+            problem(path, f"{name}: no conditional lambda:InvokeFunction grant (CONTRACT X10)")
         check_log_group(path, name, props, resources)
+    check_tool_function_conditions(path, template)
 
     # Domain resources exist only with a domain.
     domain_condition = template.get("Conditions", {}).get("HasDomain")
@@ -746,6 +799,18 @@ def check_route(binaries, variables, environment):
         problem(path, f"{function}: Role must be !GetAtt of the template's role")
         return
     role = role[0]
+    # CONTRACT X10: the role's tool-function grants, before rendering resolves their conditions.
+    check_tool_function_conditions(path, template)
+    grants = [
+        tool_function_grant(statement)
+        for policy in resources[role].get("Properties", {}).get("Policies", [])
+        for statement in policy.get("PolicyDocument", {}).get("Statement", [])
+    ]
+    if grants.count("") != len(TOOL_FUNCTION_GRANTS):
+        problem(path, f"{role}: one sound lambda:InvokeFunction grant per tool-function parameter")
+    for grant in grants:
+        if grant:
+            problem(path, f"{role}: {grant}")
     if environment is None:
         return
     check_imports(path, template, environment["exports"])
@@ -837,7 +902,8 @@ def check_route(binaries, variables, environment):
 
 
 def check_route_role(where, role, scopes):
-    """The route role: lambda may assume it; it grants the three scopes and nothing else."""
+    """The route role: lambda may assume it; it grants the three scopes, the tool functions'
+    conditional invocation (CONTRACT X10) and nothing else."""
     if role.get("ManagedPolicyArns"):
         problem(where, "the route role attaches managed policies")
     trust = role.get("AssumeRolePolicyDocument", {}).get("Statement", [])
@@ -846,6 +912,12 @@ def check_route_role(where, role, scopes):
     granted = set()
     for policy in role.get("Policies", []):
         for statement in policy.get("PolicyDocument", {}).get("Statement", []):
+            grant = tool_function_grant(statement)
+            if grant is not None:
+                if grant:
+                    problem(where, f"route role: {grant}")
+                granted.add("lambda:InvokeFunction")
+                continue
             actions = set(actions_of(statement))
             plain = not {"NotAction", "NotResource", "Condition"} & set(statement)
             if statement.get("Effect") != "Allow" or not plain:

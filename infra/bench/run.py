@@ -23,6 +23,7 @@ under infra/bench/peers/.
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import os
 import platform
@@ -81,6 +82,34 @@ MODERN_CALL_BODY = json.dumps(
     separators=(",", ":"),
 )
 MODERN_METHOD = "tools/call (2026-07-28)"
+# A Lambda function tool (CONTRACT M4, X10): the sample function functions/sample-lambda-tool
+# under `cargo lambda watch`, which the gateway invokes through the Lambda Invoke API at
+# `AWS_ENDPOINT_URL_LAMBDA`, here the bench relay (lambda_relay.py) in front of the emulator.
+LAMBDA_METHOD = "tools/call (Lambda tool)"
+LAMBDA_FUNCTION = "sample-lambda-tool"
+LAMBDA_ARN = f"arn:aws:lambda:us-east-1:123456789012:function:{LAMBDA_FUNCTION}"
+LAMBDA_TOOL = {
+    "name": "lookup_glossary",
+    "title": "Look up a glossary term",
+    "description": "The definition of a company glossary term, in Korean or English.",
+    "inputSchema": {"type": "object",
+                    "properties": {"term": {"type": "string", "minLength": 1},
+                                   "language": {"type": "string", "enum": ["ko", "en"]}},
+                    "required": ["term"], "additionalProperties": False},
+    "annotations": {"readOnlyHint": True},
+    "_meta": {"version": "1.0.0", "endpoint": LAMBDA_ARN, "timeoutMs": 5000},
+}
+LAMBDA_CALL_BODY = json.dumps(
+    {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+     "params": {"name": "lookup_glossary", "arguments": {"term": "SLA", "language": "en"}}},
+    separators=(",", ":"),
+)
+LAMBDA_ENV = {
+    "AWS_REGION": "us-east-1",
+    "AWS_ACCESS_KEY_ID": "AKIDEXAMPLE",
+    "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
+    "AWS_EC2_METADATA_DISABLED": "true",
+}
 INITIALIZE_BODY = json.dumps(
     {"jsonrpc": "2.0", "id": 1, "method": "initialize",
      "params": {"protocolVersion": PROTOCOL_VERSION, "capabilities": {},
@@ -154,6 +183,18 @@ def ensure_oha() -> str:
         run(["cargo", "install", "oha", "--version", OHA_VERSION, "--locked"])
         oha = shutil.which("oha") or str(Path.home() / ".cargo/bin/oha")
     return oha
+
+
+def cargo_lambda() -> str:
+    """`cargo-lambda` from $CARGO_LAMBDA, the repository's .venv (tests/run.sh fills it) or PATH."""
+    found = (os.environ.get("CARGO_LAMBDA")
+             or (str(ROOT / ".venv/bin/cargo-lambda")
+                 if (ROOT / ".venv/bin/cargo-lambda").exists() else None)
+             or shutil.which("cargo-lambda"))
+    if found is None:
+        raise SystemExit("bench: cargo-lambda is missing: run ./tests/run.sh, which installs it "
+                         "in .venv, or set CARGO_LAMBDA")
+    return found
 
 
 def ensure_nginx() -> str:
@@ -236,6 +277,71 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+
+
+@dataclass
+class Group(Server):
+    """A server started in a process group of its own, stopped with all its descendants
+    (`cargo lambda watch` and the functions it starts)."""
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            for sig in (signal.SIGTERM, signal.SIGKILL):
+                try:
+                    os.killpg(self.proc.pid, sig)
+                except ProcessLookupError:
+                    break
+                try:
+                    self.proc.wait(timeout=5)
+                    break
+                except subprocess.TimeoutExpired:
+                    continue
+
+
+def start_lambda(workdir: Path, release: bool) -> tuple[list[Server], str]:
+    """The bench relay and `cargo lambda watch` serving the sample function through it; returns
+    them and the relay's URL (the gateway's `AWS_ENDPOINT_URL_LAMBDA`). The first invocation
+    builds the function: waited for here, before anything is measured."""
+    import http.client
+
+    from lambda_relay import write_runner
+
+    relay_port, watch_port = free_port(), free_port()
+    relay = start("lambda-relay", [sys.executable, str(BENCH / "lambda_relay.py"), "--port",
+                                   str(relay_port), "--emulator-port", str(watch_port)],
+                  relay_port, workdir)
+    variable, runner = write_runner(workdir, relay_port)
+    env_file = workdir / "functions.env"
+    env_file.write_text("RUST_LOG=warn\n")
+    cmd = [cargo_lambda(), "lambda", "watch", "--ignore-changes", "--invoke-address",
+           "127.0.0.1", "--invoke-port", str(watch_port), "--env-file", str(env_file)]
+    if release:
+        cmd.append("--release")
+    log(" ".join(cmd))
+    out = open(workdir / "cargo-lambda-watch.log", "wb")
+    env = {name: value for name, value in os.environ.items() if not name.startswith("MCP_")}
+    proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT,
+                            env={**env, variable: str(runner)}, start_new_session=True)
+    watch = Group("cargo-lambda-watch", proc, watch_port)
+    try:
+        wait_for_port(watch_port, proc, "cargo lambda watch", timeout_s=120)
+        log(f"first invocation of {LAMBDA_FUNCTION} (builds it)")
+        connection = http.client.HTTPConnection("127.0.0.1", relay_port, timeout=1800)
+        context = base64.b64encode(json.dumps(
+            {"custom": {"mcpToolName": "list_glossary_terms"}}).encode()).decode()
+        connection.request("POST", f"/2015-03-31/functions/{LAMBDA_FUNCTION}/invocations",
+                           body=b"{}", headers={"X-Amz-Client-Context": context})
+        response = connection.getresponse()
+        answer = response.read().decode("utf-8", "replace")
+        connection.close()
+        if response.status != 200 or "SLA" not in answer:
+            raise SystemExit(f"bench: {LAMBDA_FUNCTION} answered {response.status}: "
+                             f"{answer[:300]}")
+    except BaseException:
+        watch.stop()
+        relay.stop()
+        raise
+    return [relay, watch], f"http://127.0.0.1:{relay_port}"
 
 
 def wait_for_port(port: int, proc: subprocess.Popen, name: str, timeout_s: float = 30) -> None:
@@ -456,7 +562,7 @@ def machine() -> str:
     return f"{cpu}, {os.cpu_count()} cores, {mem_gib:.0f} GiB, Linux {platform.release()}"
 
 
-def versions(oha: str, nginx: str) -> str:
+def versions(oha: str, nginx: str, lambda_cli: str) -> str:
     def out(cmd: list[str]) -> str:
         r = subprocess.run(cmd, capture_output=True, text=True)
         return (r.stdout + r.stderr).strip().splitlines()[0]
@@ -471,7 +577,8 @@ def versions(oha: str, nginx: str) -> str:
     rmcp_version = rmcp.split('"=')[1].split('"')[0]
     return (f"{out([oha, '--version'])}, {out([nginx, '-v']).replace('nginx version: ', '')}, "
             f"Node {node} + @modelcontextprotocol/sdk {ts}, Python {platform.python_version()} + "
-            f"{py.replace('==', ' ')}, rmcp {rmcp_version}")
+            f"{py.replace('==', ' ')}, rmcp {rmcp_version}, "
+            f"{out([lambda_cli, 'lambda', '--version'])}")
 
 
 def fmt_ratio(value: float, reference: float | None) -> str:
@@ -494,10 +601,12 @@ def main() -> int:
         "fast": (100, 400) if args.smoke else (5_000, 40_000),
         "node": (20, 100) if args.smoke else (1_000, 4_000),
         "python": (20, 100) if args.smoke else (500, 1_500),
+        "lambda": (20, 100) if args.smoke else (500, 1_500),
     }
 
     oha = ensure_oha()
     nginx = ensure_nginx()
+    lambda_cli = cargo_lambda()
     binaries = build(args.skip_build)
     workdir = Path(tempfile.mkdtemp(prefix="mcp-bench-"))
     load_before = load_average()
@@ -523,6 +632,9 @@ def main() -> int:
                                        str(nginx_conf(workdir, nginx_port, tool_port))],
                              nginx_port, workdir))
 
+        lambda_servers, lambda_endpoint = start_lambda(workdir, release=True)
+        servers.extend(lambda_servers)
+
         gateway_port = free_port()
         (workdir / "manifest.json").write_text(json.dumps(manifest(tool_url)))
         servers.append(start(
@@ -532,6 +644,20 @@ def main() -> int:
             gateway_port, workdir,
             env={"MCP_REGISTRY_SOURCE": f"file:{workdir / 'manifest.json'}",
                  "MCP_PROFILE": "prod", "RUST_LOG": "info"}))
+        # The same gateway build, configured alike, serving the one Lambda tool (its own
+        # process, so that the other gateway's tools/list stays one tool like the peers').
+        lambda_gateway_port = free_port()
+        lambda_manifest = manifest(tool_url)
+        lambda_manifest["routes"][0]["tools"] = [LAMBDA_TOOL]
+        (workdir / "manifest-lambda.json").write_text(json.dumps(lambda_manifest))
+        servers.append(start(
+            "gateway-lambda",
+            [str(binaries["mcp-local"]), "--listen", f"127.0.0.1:{lambda_gateway_port}",
+             "--no-sample-tool-service", "--log-json"],
+            lambda_gateway_port, workdir,
+            env={"MCP_REGISTRY_SOURCE": f"file:{workdir / 'manifest-lambda.json'}",
+                 "MCP_PROFILE": "prod", "RUST_LOG": "info",
+                 "AWS_ENDPOINT_URL_LAMBDA": lambda_endpoint, **LAMBDA_ENV}))
         # The usage log (one JSON line per request) stays on, as on Lambda; it goes to a file.
 
         ts_port, py_port, rmcp_port = free_port(), free_port(), free_port()
@@ -554,6 +680,10 @@ def main() -> int:
         }
 
         # Every MCP contender must answer tools/call with the Tool Service's document.
+        status, text = post(lambda_gateway_port, "/mcp/core", LAMBDA_CALL_BODY, MCP_HEADERS)
+        if (status != 200 or '"isError":false' not in text
+                or "Service level agreement" not in text):
+            raise SystemExit(f"bench: gateway Lambda tools/call answered {status}: {text[:300]}")
         for name, (port, path, _) in endpoints.items():
             status, text = post(port, path, CALL_BODY, MCP_HEADERS)
             if status != 200 or "Remote work policy" not in text or '"isError":true' in text:
@@ -584,6 +714,10 @@ def main() -> int:
                 if name == "gateway":
                     scenarios.append(Scenario(name, MODERN_METHOD, connections, port, path,
                                               MODERN_CALL_BODY, MODERN_HEADERS, m, name))
+                    scenarios.append(Scenario(name, LAMBDA_METHOD, connections,
+                                              lambda_gateway_port, path, LAMBDA_CALL_BODY,
+                                              MCP_HEADERS, counts["lambda"][index],
+                                              "gateway-lambda"))
                 if connections == 32:
                     scenarios.append(Scenario(name, "tools/list", connections, port, path,
                                               LIST_BODY, MCP_HEADERS, m, name))
@@ -632,11 +766,16 @@ def main() -> int:
     direct_p50 = summary[("direct", "POST (no MCP)", 1)]["p50_ms"]
     gateway_p50 = summary[("gateway", "tools/call", 1)]["p50_ms"]
     modern_p50 = summary[("gateway", MODERN_METHOD, 1)]["p50_ms"]
+    lambda_p50 = summary[("gateway", LAMBDA_METHOD, 1)]["p50_ms"]
     lines += ["", f"Gateway tools/call p50 over the direct call at one connection: "
                   f"+{gateway_p50 - direct_p50:.3f} ms (2026-07-28: "
                   f"+{modern_p50 - direct_p50:.3f} ms). 2026-07-28 tools/call against "
                   f"2025-11-25 at 32 connections: "
-                  f"{fmt_ratio(ref('gateway', MODERN_METHOD, 32), ref('gateway', 'tools/call', 32))}."]
+                  f"{fmt_ratio(ref('gateway', MODERN_METHOD, 32), ref('gateway', 'tools/call', 32))}.",
+              "", f"The Lambda tool row invokes `{LAMBDA_FUNCTION}` (release build) through the "
+                  f"Lambda Invoke API: gateway → bench relay (Python) → `cargo lambda watch` "
+                  f"(one function instance) → the function; it measures that whole chain, not "
+                  f"AWS Lambda. p50 at one connection: {lambda_p50:.3f} ms."]
     lines += ["", "| cold start | figure |", "|---|---|"]
     lines += [f"| {label} | {value} |" for label, value in cold]
     lines += [
@@ -646,8 +785,9 @@ def main() -> int:
         f"Runs: {rounds} round(s), contenders interleaved in each, medians shown; requests per "
         f"run at 1/32 connections: Rust, nginx and direct {counts['fast'][0]:,}/"
         f"{counts['fast'][1]:,}, TypeScript {counts['node'][0]:,}/{counts['node'][1]:,}, "
-        f"Python {counts['python'][0]:,}/{counts['python'][1]:,}.",
-        f"Versions: {versions(oha, nginx)}.",
+        f"Python {counts['python'][0]:,}/{counts['python'][1]:,}, Lambda tool "
+        f"{counts['lambda'][0]:,}/{counts['lambda'][1]:,}.",
+        f"Versions: {versions(oha, nginx, lambda_cli)}.",
     ]
     print("\n".join(lines))
     if args.json:

@@ -10,6 +10,7 @@ mod golden;
 mod hostile_input;
 mod lambda_deadline;
 mod lambda_events;
+mod lambda_tools;
 mod manifests;
 mod modern;
 mod registry;

@@ -14,6 +14,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+mod lambda_tools;
+mod relay;
+
 use gateway_tests::manifest;
 use serde_json::{Value, json};
 use wiremock::matchers::{body_json, method, path};
@@ -49,6 +52,30 @@ fn cargo_lambda() -> PathBuf {
         })
 }
 
+/// Removes from `command` the variables `cargo test` sets for this test (`CARGO_MANIFEST_DIR`,
+/// `CARGO_PKG_*`, `OUT_DIR` …), which would reach the build scripts that watch them and rebuild
+/// half the dependency tree on every run, and the gateway's `MCP_*` settings.
+fn without_test_env(command: &mut Command) {
+    for (name, _) in std::env::vars_os() {
+        let name = name.to_string_lossy();
+        let from_cargo_test = [
+            "CARGO_MANIFEST_",
+            "CARGO_PKG_",
+            "CARGO_CRATE_",
+            "CARGO_BIN_",
+            "CARGO_PRIMARY_PACKAGE",
+            "CARGO_TARGET_TMPDIR",
+            "CARGO_RUSTC_CURRENT_DIR",
+            "OUT_DIR",
+        ]
+        .iter()
+        .any(|prefix| name.starts_with(prefix));
+        if name.starts_with("MCP_") || from_cargo_test {
+            command.env_remove(name.as_ref());
+        }
+    }
+}
+
 /// `cargo lambda watch` on a free loopback port; stopped (with the functions it started) on drop.
 struct Watch {
     child: Child,
@@ -58,6 +85,12 @@ struct Watch {
 
 impl Watch {
     fn start(env_file: &Path, log: PathBuf) -> Self {
+        Self::start_with_env(env_file, log, &[])
+    }
+
+    /// As [`Watch::start`], with `extra_env` set for `cargo lambda watch` itself (and so for the
+    /// `cargo run` of each function it starts).
+    fn start_with_env(env_file: &Path, log: PathBuf, extra_env: &[(String, PathBuf)]) -> Self {
         let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
             .and_then(|listener| listener.local_addr())
             .expect("a free port")
@@ -77,26 +110,9 @@ impl Watch {
             .stderr(output)
             // Its own process group, so that stopping it stops the functions it spawned.
             .process_group(0);
-        for (name, _) in std::env::vars_os() {
-            let name = name.to_string_lossy();
-            // The variables `cargo test` sets for this test (`CARGO_MANIFEST_DIR`, `CARGO_PKG_*`,
-            // `OUT_DIR` …) would reach the build scripts that watch them and rebuild half the
-            // dependency tree on every run.
-            let from_cargo_test = [
-                "CARGO_MANIFEST_",
-                "CARGO_PKG_",
-                "CARGO_CRATE_",
-                "CARGO_BIN_",
-                "CARGO_PRIMARY_PACKAGE",
-                "CARGO_TARGET_TMPDIR",
-                "CARGO_RUSTC_CURRENT_DIR",
-                "OUT_DIR",
-            ]
-            .iter()
-            .any(|prefix| name.starts_with(prefix));
-            if name.starts_with("MCP_") || from_cargo_test {
-                command.env_remove(name.as_ref());
-            }
+        without_test_env(&mut command);
+        for (name, value) in extra_env {
+            command.env(name, value);
         }
         let child = command.spawn().expect("cargo lambda watch starts");
         let mut watch = Self { child, port, log };

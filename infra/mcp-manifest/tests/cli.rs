@@ -50,7 +50,7 @@ fn r5_invalid_manifest_exits_1_listing_every_problem_by_path() {
     for line in [
         "error: routes[0].tools[0].name: must be a string of 1-128 characters [A-Za-z0-9_.-]",
         "error: routes[0].tools[1].inputSchema: root must be \"type\": \"object\"",
-        "error: routes[0].tools[1]._meta.endpoint: must be an absolute http(s) URL",
+        "error: routes[0].tools[1]._meta.endpoint: must be an absolute http(s) URL or a Lambda function ARN (arn:aws:lambda:<region>:<account>:function:<name>[:<qualifier>])",
     ] {
         assert!(out.lines().any(|l| l == line), "missing {line:?} in\n{out}");
     }

@@ -63,6 +63,10 @@ pub struct Config {
     /// `MCP_TOOL_PROXY`: an `http://` or `https://` proxy for Tool Service calls. Unset by
     /// default, and then no proxy is used, whatever `HTTP_PROXY`/`HTTPS_PROXY` say.
     pub tool_proxy: Option<String>,
+    /// `AWS_ENDPOINT_URL_LAMBDA` (else `AWS_ENDPOINT_URL`): the Invoke API endpoint of Lambda
+    /// function tools, in place of the function's regional one (CONTRACT X10), e.g. a local
+    /// Lambda emulator. Unset by default.
+    pub lambda_endpoint: Option<String>,
     /// Inbound authentication: `MCP_AUTH`, `MCP_AUTH_TABLE`, `MCP_RATE_LIMIT`,
     /// `MCP_AUTH_TIMEOUT_MS`, `MCP_RESOURCE_URL` and `MCP_OAUTH_*` (default: none).
     pub auth: AuthConfig,
@@ -94,6 +98,7 @@ impl Config {
             instructions: None,
             tool_connect_timeout_ms: 3_000,
             tool_proxy: None,
+            lambda_endpoint: None,
             auth: AuthConfig::default(),
         }
     }
@@ -257,6 +262,20 @@ impl Config {
                 ));
             }
             config.tool_proxy = Some(proxy.to_string());
+        }
+        for variable in ["AWS_ENDPOINT_URL_LAMBDA", "AWS_ENDPOINT_URL"] {
+            let Some(endpoint) = get(variable) else {
+                continue;
+            };
+            let endpoint = endpoint.trim().trim_end_matches('/');
+            let parsed = url::Url::parse(endpoint)
+                .ok()
+                .filter(|url| matches!(url.scheme(), "http" | "https") && url.host_str().is_some());
+            if parsed.is_none() {
+                return Err(bad(variable, "expected an http:// or https:// URL".into()));
+            }
+            config.lambda_endpoint = Some(endpoint.to_string());
+            break;
         }
         if let Some(text) = get("MCP_INSTRUCTIONS") {
             config.instructions = Some(text);

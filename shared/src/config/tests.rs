@@ -54,6 +54,27 @@ mod gateway {
     }
 
     #[test]
+    fn x10_lambda_endpoint_from_the_lambda_variable_before_the_general_one() {
+        let c = with(&[
+            ("AWS_ENDPOINT_URL", "http://127.0.0.1:4566"),
+            ("AWS_ENDPOINT_URL_LAMBDA", "http://127.0.0.1:9000/"),
+        ])
+        .unwrap();
+        assert_eq!(c.lambda_endpoint.as_deref(), Some("http://127.0.0.1:9000"));
+        let c = with(&[("AWS_ENDPOINT_URL", "http://127.0.0.1:4566")]).unwrap();
+        assert_eq!(c.lambda_endpoint.as_deref(), Some("http://127.0.0.1:4566"));
+        assert_eq!(with(&[]).unwrap().lambda_endpoint, None);
+        let error = with(&[("AWS_ENDPOINT_URL_LAMBDA", "lambda.local")]).unwrap_err();
+        assert_eq!(
+            (error.variable, error.reason.as_str()),
+            (
+                "AWS_ENDPOINT_URL_LAMBDA",
+                "expected an http:// or https:// URL"
+            )
+        );
+    }
+
+    #[test]
     fn malformed_values_name_the_variable() {
         assert_eq!(
             with(&[("MCP_ROUTING", "portal")]).unwrap_err().variable,

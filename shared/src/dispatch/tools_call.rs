@@ -1,6 +1,6 @@
 //! `tools/call`: params checks, version resolution, `inputSchema` validation, the Tool Service
 //! call (a REST-shaped one as X9 builds it) and result mapping by the tool's result shape
-//! (CONTRACT X1–X9; `structuredContent` and
+//! or a Lambda function's invocation (X10) (CONTRACT X1–X10; `structuredContent` and
 //! MCP-native results as the README's "Tool results" section describes).
 
 use std::time::{Duration, Instant};
@@ -10,10 +10,10 @@ use http::{HeaderName, HeaderValue};
 use serde_json::{Map, Value};
 
 use super::{Call, MethodOutcome};
-use crate::invoke::{ToolInvoker, ToolRequest};
+use crate::invoke::{ToolInvoker, ToolRequest, ToolTarget, client_context};
 use crate::policy::CallerHeaders;
 use crate::protocol::{ErrorObject, RequestId};
-use crate::registry::{Tool, ToolLookup};
+use crate::registry::{Endpoint, Tool, ToolLookup};
 use crate::text::violation_message;
 use crate::tool_result::{map_tool_answer, oversized_result};
 use crate::usage::ToolUse;
@@ -136,31 +136,56 @@ pub(super) async fn handle<I: ToolInvoker>(
     }
 
     let mut headers = forwarded_headers(call);
-    let (endpoint, body) = match (&tool.rest, arguments) {
-        (Some(rest), Value::Object(arguments)) => {
+    let whole_arguments = || Bytes::from(serde_json::to_vec(arguments).unwrap_or_default());
+    let target = match (&tool.endpoint, &tool.rest, arguments) {
+        (Endpoint::Lambda(function), _, _) => match client_context(&tool.name, &headers) {
+            Ok(client_context) => Ok((
+                ToolTarget::Lambda {
+                    function: function.clone(),
+                    client_context,
+                },
+                whole_arguments(),
+            )),
+            Err(refused) => Err(refused),
+        },
+        (Endpoint::Http(_), Some(rest), Value::Object(arguments)) => {
             match super::rest_request::build(rest, &tool.method, arguments) {
                 Ok(request) => {
                     headers.extend(request.headers);
-                    (request.endpoint, request.body)
+                    Ok((
+                        ToolTarget::Http {
+                            method: tool.method.clone(),
+                            url: request.endpoint,
+                        },
+                        request.body,
+                    ))
                 }
                 Err(detail) => return error(ErrorObject::invalid_params(detail)),
             }
         }
-        _ => (
-            tool.endpoint.clone(),
-            Bytes::from(serde_json::to_vec(arguments).unwrap_or_default()),
-        ),
-    };
-    let request = ToolRequest {
-        method: tool.method.clone(),
-        endpoint,
-        headers,
-        body,
-        timeout: effective_timeout(call, tool),
-        max_response_bytes: call.config.max_tool_response_bytes,
+        (Endpoint::Http(url), _, _) => Ok((
+            ToolTarget::Http {
+                method: tool.method.clone(),
+                url: url.clone(),
+            },
+            whole_arguments(),
+        )),
     };
     let started = Instant::now();
-    let answer = invoker.invoke(request).await;
+    let answer = match target {
+        Ok((target, body)) => {
+            let request = ToolRequest {
+                target,
+                headers,
+                body,
+                timeout: effective_timeout(call, tool),
+                max_response_bytes: call.config.max_tool_response_bytes,
+            };
+            invoker.invoke(request).await
+        }
+        // CONTRACT X10: the headers do not fit the client context; nothing is invoked.
+        Err(refused) => Err(refused),
+    };
     let tool_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     tool_use.tool_ms = Some(tool_ms);
     let mut result = map_tool_answer(answer, tool_ms, tool.result_shape());

@@ -1,5 +1,6 @@
 //! The reqwest Tool Service invoker: one client per instance with connection reuse, no redirects,
-//! a hard byte cap on bodies and one timeout over the whole exchange (CONTRACT X4, X6, X7).
+//! a hard byte cap on bodies and one timeout over the whole exchange (CONTRACT X4, X6, X7); a
+//! Lambda function tool's Invoke API call goes over the same client (X10).
 //!
 //! - Redirects are never followed: a 3xx is an `isError` result, so caller headers never travel
 //!   to another host.
@@ -17,7 +18,8 @@ use std::time::Duration;
 
 use bytes::BytesMut;
 
-use super::{InvokeError, ToolInvoker, ToolRequest, ToolResponse};
+use super::lambda::LambdaClient;
+use super::{InvokeError, ToolInvoker, ToolRequest, ToolResponse, ToolTarget};
 use crate::config::Config;
 
 /// How long an idle pooled connection is kept, below the 60 s idle timeout of common load
@@ -28,10 +30,12 @@ const TCP_KEEPALIVE: Duration = Duration::from_secs(30);
 /// Longest `Content-Type` quoted in an `isError` text, in bytes.
 const MAX_QUOTED_CONTENT_TYPE_BYTES: usize = 64;
 
-/// Calls Tool Services over HTTP(S) with one shared `reqwest::Client`.
+/// Calls Tool Services over HTTP(S), and Lambda functions through the Invoke API (CONTRACT
+/// X10), with one shared `reqwest::Client`.
 #[derive(Debug, Clone)]
 pub struct HttpInvoker {
     client: reqwest::Client,
+    lambda: std::sync::Arc<LambdaClient>,
 }
 
 impl HttpInvoker {
@@ -66,7 +70,29 @@ impl HttpInvoker {
         }
         Ok(Self {
             client: builder.build()?,
+            lambda: std::sync::Arc::new(LambdaClient::new(config.lambda_endpoint.clone())),
         })
+    }
+}
+
+impl HttpInvoker {
+    /// The same invoker signing Lambda invocations (CONTRACT X10) with these fixed credentials
+    /// instead of the standard AWS chain's: for local Lambda emulators and tests.
+    #[must_use]
+    pub fn with_lambda_credentials(self, access_key_id: &str, secret_access_key: &str) -> Self {
+        let credentials = aws_credential_types::Credentials::new(
+            access_key_id,
+            secret_access_key,
+            None,
+            None,
+            "mcp-gateway-static",
+        );
+        let lambda = LambdaClient::new(self.lambda.endpoint_override().map(str::to_string))
+            .with_static_credentials(credentials);
+        Self {
+            client: self.client,
+            lambda: std::sync::Arc::new(lambda),
+        }
     }
 }
 
@@ -126,14 +152,29 @@ impl ToolInvoker for HttpInvoker {
         let timeout = request.timeout;
         let timeout_ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
         let limit = request.max_response_bytes;
-        let is_head = request.method == http::Method::HEAD;
-        let mut builder = self
-            .client
-            .request(request.method, request.endpoint)
-            .header(
-                http::header::ACCEPT,
-                "application/json, text/plain;q=0.9, */*;q=0.1",
-            );
+        let (method, url) = match request.target {
+            ToolTarget::Http { method, url } => (method, url),
+            ToolTarget::Lambda {
+                function,
+                client_context,
+            } => {
+                let call = self.lambda.invoke(
+                    &self.client,
+                    &function,
+                    &client_context,
+                    request.body,
+                    limit,
+                );
+                return tokio::time::timeout(timeout, call)
+                    .await
+                    .unwrap_or(Err(InvokeError::Timeout { timeout_ms }));
+            }
+        };
+        let is_head = method == http::Method::HEAD;
+        let mut builder = self.client.request(method, url).header(
+            http::header::ACCEPT,
+            "application/json, text/plain;q=0.9, */*;q=0.1",
+        );
         if !request.body.is_empty() {
             builder = builder
                 .header(http::header::CONTENT_TYPE, "application/json")

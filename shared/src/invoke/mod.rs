@@ -1,9 +1,13 @@
-//! Calling a Tool Service (CONTRACT X4, X6, X7): the [`ToolInvoker`] I/O trait the service sees,
-//! and [`HttpInvoker`], its reqwest implementation (one client per instance), which
+//! Calling a Tool Service (CONTRACT X4, X6, X7, X10): the [`ToolInvoker`] I/O trait the service sees,
+//! and [`HttpInvoker`], its reqwest implementation (one client per instance; HTTP Tool Services
+//! and Lambda functions, X10), which
 //! [`crate::build`] names. Mapping the answer to an MCP result is [`crate::tool_result`]'s.
 
 mod http;
+mod lambda;
+mod lambda_invocation;
 mod tool_invoker;
 
 pub use http::HttpInvoker;
-pub use tool_invoker::{InvokeError, ToolInvoker, ToolRequest, ToolResponse};
+pub use lambda_invocation::{MAX_CLIENT_CONTEXT_BYTES, classify, client_context, invoke_url};
+pub use tool_invoker::{InvokeError, ToolInvoker, ToolRequest, ToolResponse, ToolTarget};

@@ -7,19 +7,40 @@ use std::time::Duration;
 use bytes::Bytes;
 use http::{HeaderName, HeaderValue, Method, StatusCode};
 
-/// One Tool Service call (CONTRACT X4).
+use crate::registry::FunctionArn;
+
+/// Where one Tool Service call goes (CONTRACT X4, X10).
+#[derive(Debug, Clone)]
+pub enum ToolTarget {
+    /// An HTTP Tool Service.
+    Http {
+        /// HTTP method from the manifest (`POST` by default).
+        method: Method,
+        /// Endpoint URL from the snapshot, never from the request (a REST-shaped tool's path
+        /// and query arguments placed in its template, CONTRACT X9).
+        url: url::Url,
+    },
+    /// A Lambda function, invoked with the Invoke API (CONTRACT X10).
+    Lambda {
+        /// The function, from the snapshot.
+        function: FunctionArn,
+        /// The `X-Amz-Client-Context` value ([`super::client_context`]).
+        client_context: String,
+    },
+}
+
+/// One Tool Service call (CONTRACT X4, X10).
 #[derive(Debug, Clone)]
 pub struct ToolRequest {
-    /// HTTP method from the manifest (`POST` by default).
-    pub method: Method,
-    /// Endpoint URL from the snapshot, never from the request (a REST-shaped tool's path and
-    /// query arguments placed in its template, CONTRACT X9).
-    pub endpoint: url::Url,
+    /// The Tool Service: an HTTP endpoint or a Lambda function.
+    pub target: ToolTarget,
     /// Forwarded caller headers (`guid`, `x-request-id`, `mcp-session-id`, `employee-no`,
-    /// `virtual-employee-no`), then a REST-shaped tool's `header` arguments (CONTRACT X9).
+    /// `virtual-employee-no`), then a REST-shaped tool's `header` arguments (CONTRACT X9). A
+    /// Lambda function receives them in its client context instead (X10).
     pub headers: Vec<(HeaderName, HeaderValue)>,
-    /// The JSON body: the `arguments` object as compact JSON (CONTRACT X4) or a REST-shaped
-    /// tool's body (X9); empty when the request has none (then no `Content-Type` is sent).
+    /// The JSON body: the `arguments` object as compact JSON (CONTRACT X4, a Lambda function's
+    /// payload, X10) or a REST-shaped tool's body (X9); empty when the request has none (then no
+    /// `Content-Type` is sent).
     pub body: Bytes,
     /// The effective timeout of the whole call, body included (CONTRACT X7).
     pub timeout: Duration,
@@ -69,6 +90,49 @@ pub enum InvokeError {
         /// A short, URL-free description.
         kind: &'static str,
     },
+    /// The Lambda function ran and reported an error (`X-Amz-Function-Error`, CONTRACT X10).
+    #[error("Tool Service function failed: {message}")]
+    FunctionError {
+        /// The function's `errorMessage` (else `errorType`), ARN, account and region replaced.
+        message: String,
+    },
+    /// Lambda throttled the invocation (429).
+    #[error("Tool Service function is throttled (TooManyRequestsException); try again later")]
+    Throttled,
+    /// No such function, version or alias (404).
+    #[error("Tool Service function was not found (ResourceNotFoundException)")]
+    FunctionNotFound,
+    /// The gateway's role may not invoke the function (403).
+    #[error("The gateway may not invoke the Tool Service function ({error_type})")]
+    AccessDenied {
+        /// The error type AWS named.
+        error_type: String,
+    },
+    /// A payload over Lambda's limits (413).
+    #[error("Tool Service payload exceeds Lambda's limits ({error_type})")]
+    PayloadTooLarge {
+        /// The error type AWS named.
+        error_type: String,
+    },
+    /// Any other non-2xx answer of the Invoke API.
+    #[error("Tool Service function could not be invoked (HTTP {status}, {error_type})")]
+    InvokeFailed {
+        /// The HTTP status.
+        status: u16,
+        /// The error type AWS named, or `unknown error`.
+        error_type: String,
+    },
+    /// A function answer that is not JSON.
+    #[error("Tool Service function answered with a body that is not JSON")]
+    NotJson,
+    /// The forwarded headers do not fit the client context: nothing was invoked.
+    #[error(
+        "The forwarded caller headers do not fit Lambda's client context (3583 bytes encoded); the function was not invoked"
+    )]
+    ClientContextTooLarge,
+    /// The standard AWS chain gave no credentials to sign the invocation with.
+    #[error("The gateway has no AWS credentials to invoke the Tool Service function")]
+    NoCredentials,
 }
 
 /// Executes Tool Service calls. Implementations must enforce `timeout` and

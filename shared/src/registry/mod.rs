@@ -6,6 +6,7 @@
 //! first time a call needs them, once per instance ([`LazyValidator`]).
 
 pub(crate) mod compile;
+mod endpoint;
 mod lazy_validator;
 mod portability;
 mod rest;
@@ -16,6 +17,7 @@ mod state;
 pub use compile::{
     MAX_TOOL_TIMEOUT_MS, ManifestProblem, RESERVED_HEADERS, compile_manifest, prepare_schema_checks,
 };
+pub use endpoint::{Endpoint, FunctionArn};
 pub use lazy_validator::LazyValidator;
 pub use portability::portability_warnings;
 pub use rest::{ArgumentLocation, EndpointTemplate, RestCall, TemplatePiece};

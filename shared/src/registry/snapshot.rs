@@ -27,8 +27,9 @@ pub struct Tool {
     pub name: String,
     /// The tool version from `_meta.version` (empty when the manifest gives none).
     pub version: String,
-    /// The Tool Service URL, absolute http(s) (CONTRACT X4), parsed once at load.
-    pub endpoint: url::Url,
+    /// The Tool Service: an absolute http(s) URL (CONTRACT X4) or a Lambda function ARN (M4,
+    /// X10), parsed once at load.
+    pub endpoint: crate::registry::Endpoint,
     /// The HTTP method of the Tool Service call, default `POST` (CONTRACT X4, M2).
     pub method: http::Method,
     /// `_meta.timeoutMs`, when the manifest sets one (CONTRACT X7).

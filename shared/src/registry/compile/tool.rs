@@ -5,7 +5,11 @@ use serde_json::{Map, Value};
 
 use super::problems::{Problems, join, optional_string};
 use super::rest::{RestInput, check_no_placeholders, compile_rest};
-use crate::registry::{HeaderParam, LazyValidator, ResultFormat, Tool};
+use crate::registry::{Endpoint, FunctionArn, HeaderParam, LazyValidator, ResultFormat, Tool};
+
+/// The problem of an `_meta.endpoint` that is neither an http(s) URL nor a function ARN
+/// (CONTRACT R5, M4).
+const ENDPOINT_PROBLEM: &str = "must be an absolute http(s) URL or a Lambda function ARN (arn:aws:lambda:<region>:<account>:function:<name>[:<qualifier>])";
 
 /// Longest tool timeout a manifest may set, in ms (the Lambda maximum of 15 minutes).
 pub const MAX_TOOL_TIMEOUT_MS: u64 = 900_000;
@@ -248,16 +252,28 @@ pub(super) fn compile_tool(
         }
     };
     let endpoint = match meta.get("endpoint") {
-        Some(Value::String(url)) if let Some(url) = absolute_http_url(url) => Some(url),
+        Some(Value::String(url)) if let Some(url) = absolute_http_url(url) => {
+            Some(Endpoint::Http(url))
+        }
+        Some(Value::String(arn)) if let Ok(function) = FunctionArn::parse(arn) => {
+            Some(Endpoint::Lambda(function))
+        }
         _ if std::ptr::eq(meta, &raw const empty) => None,
         _ => {
-            problems.add(
-                &join(&meta_path, "endpoint"),
-                "must be an absolute http(s) URL",
-            );
+            problems.add(&join(&meta_path, "endpoint"), ENDPOINT_PROBLEM);
             None
         }
     };
+    if matches!(endpoint, Some(Endpoint::Lambda(_))) {
+        for field in ["method", "parameters"] {
+            if meta.contains_key(field) {
+                problems.add(
+                    &join(&meta_path, field),
+                    "does not apply to a Lambda function tool",
+                );
+            }
+        }
+    }
     let method = match meta.get("method") {
         None => http::Method::POST,
         Some(Value::String(m)) => match m.to_ascii_uppercase().as_str() {
@@ -305,8 +321,9 @@ pub(super) fn compile_tool(
         );
         ResultFormat::Json
     });
+    let is_http = matches!(endpoint, Some(Endpoint::Http(_)));
     let rest = match (meta.get("parameters"), meta.get("endpoint")) {
-        (Some(parameters), Some(Value::String(url))) if endpoint.is_some() => compile_rest(
+        (Some(parameters), Some(Value::String(url))) if is_http => compile_rest(
             &RestInput {
                 parameters,
                 endpoint: url,
@@ -316,7 +333,7 @@ pub(super) fn compile_tool(
             },
             problems,
         ),
-        (None, Some(Value::String(url))) => {
+        (None, Some(Value::String(url))) if is_http => {
             check_no_placeholders(url, &join(&meta_path, "endpoint"), problems);
             None
         }
