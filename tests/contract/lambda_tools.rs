@@ -17,8 +17,7 @@ use wiremock::matchers::any;
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 const ARN: &str = "arn:aws:lambda:us-east-1:123456789012:function:hr-tools";
-const ENCODED_ARN: &str =
-    "arn%3Aaws%3Alambda%3Aus%2Deast%2D1%3A123456789012%3Afunction%3Ahr%2Dtools";
+const ENCODED_ARN: &str = "arn%3Aaws%3Alambda%3Aus-east-1%3A123456789012%3Afunction%3Ahr-tools";
 
 /// A gateway whose route `core` also has Lambda tools on [`ARN`], calling the Invoke API of a
 /// loopback server (the harness's Tool Service) with fixed credentials.
@@ -231,6 +230,11 @@ async fn x10_function_errors_are_is_error_results_with_the_error_message() {
             "Tool Service function failed: term 'nope' is not in the glossary",
         ),
         (
+            "Handled",
+            json!({"errorMessage": ARN.to_ascii_uppercase() + " (account 1234-5678-9012, US-EAST-1) failed."}),
+            "Tool Service function failed: <function> (account <account>, <region>) failed.",
+        ),
+        (
             "Unhandled",
             json!({"errorType": "Runtime.ExitError"}),
             "Tool Service function failed: Runtime.ExitError",
@@ -293,6 +297,16 @@ async fn x10_invoke_api_faults_are_is_error_results_that_name_no_arn() {
                 .set_body_json(json!({"__type": "com.amazon.coral#ServiceException",
                                                            "message": ARN})),
             "Tool Service function could not be invoked (HTTP 500, ServiceException)",
+        ),
+        (
+            ResponseTemplate::new(201).set_body_json(
+                json!({"Type": "User", "Message": format!("Function not found: {ARN}")}),
+            ),
+            "Tool Service function could not be invoked (HTTP 201, unknown error)",
+        ),
+        (
+            ResponseTemplate::new(400).set_body_json(json!({"__type": "hr-tools123456789012"})),
+            "Tool Service function could not be invoked (HTTP 400, unknown error)",
         ),
         (
             ResponseTemplate::new(503).set_body_string("<html>down</html>"),

@@ -596,6 +596,26 @@ fn m2_table_of_refused_parameters_with_their_json_paths() {
                 "_meta": {"endpoint": "https://api.example/items/{id}"}}]}]}),
             format!("{at}.endpoint: placeholder '{{id}}' is not a path parameter"),
         ),
+        (
+            manifest_with(|t| {
+                t["_meta"]["endpoint"] = json!("https://user:secret@api.example/items/{id}");
+            }),
+            format!(
+                "{at}.endpoint: must not carry a user name or password (the gateway sends no credentials)"
+            ),
+        ),
+        (
+            manifest_with(|t| {
+                t["_meta"]["endpoint"] = json!("https://api.example/v1/../admin/{id}");
+            }),
+            format!("{at}.endpoint: must not hold '.' or '..' path segments"),
+        ),
+        (
+            json!({"manifestVersion": 1, "routes": [{"routeKey": "core", "tools": [{
+                "name": "legacy", "inputSchema": {"type": "object"},
+                "_meta": {"endpoint": "https://api.example/v1/%2E%2e/admin"}}]}]}),
+            format!("{at}.endpoint: must not hold '.' or '..' path segments"),
+        ),
     ];
     for (manifest, expected) in cases {
         let found = problems(&manifest);

@@ -268,11 +268,20 @@ impl Config {
                 continue;
             };
             let endpoint = endpoint.trim().trim_end_matches('/');
-            let parsed = url::Url::parse(endpoint)
-                .ok()
-                .filter(|url| matches!(url.scheme(), "http" | "https") && url.host_str().is_some());
+            let parsed = url::Url::parse(endpoint).ok().filter(|url| {
+                matches!(url.scheme(), "http" | "https")
+                    && url.host_str().is_some()
+                    && url.query().is_none()
+                    && url.fragment().is_none()
+                    && url.username().is_empty()
+                    && url.password().is_none()
+            });
             if parsed.is_none() {
-                return Err(bad(variable, "expected an http:// or https:// URL".into()));
+                return Err(bad(
+                    variable,
+                    "expected an http:// or https:// URL without user info, query or fragment"
+                        .into(),
+                ));
             }
             config.lambda_endpoint = Some(endpoint.to_string());
             break;

@@ -64,14 +64,22 @@ mod gateway {
         let c = with(&[("AWS_ENDPOINT_URL", "http://127.0.0.1:4566")]).unwrap();
         assert_eq!(c.lambda_endpoint.as_deref(), Some("http://127.0.0.1:4566"));
         assert_eq!(with(&[]).unwrap().lambda_endpoint, None);
-        let error = with(&[("AWS_ENDPOINT_URL_LAMBDA", "lambda.local")]).unwrap_err();
-        assert_eq!(
-            (error.variable, error.reason.as_str()),
-            (
-                "AWS_ENDPOINT_URL_LAMBDA",
-                "expected an http:// or https:// URL"
-            )
-        );
+        for bad in [
+            "lambda.local",
+            "http://127.0.0.1:9000?x=1",
+            "http://127.0.0.1:9000/#f",
+            "http://u:p@127.0.0.1:9000",
+        ] {
+            let error = with(&[("AWS_ENDPOINT_URL_LAMBDA", bad)]).unwrap_err();
+            assert_eq!(
+                (error.variable, error.reason.as_str()),
+                (
+                    "AWS_ENDPOINT_URL_LAMBDA",
+                    "expected an http:// or https:// URL without user info, query or fragment"
+                ),
+                "{bad}"
+            );
+        }
     }
 
     #[test]

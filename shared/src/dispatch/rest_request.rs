@@ -31,11 +31,28 @@ pub(super) struct RestRequest {
     pub body: Bytes,
 }
 
-/// A scalar's text: a string as it is, a number or boolean as its JSON text.
+/// Integers up to this magnitude are exact as `f64`.
+const MAX_EXACT_INTEGER: f64 = 9_007_199_254_740_992.0;
+
+/// A scalar's text: a string as it is, a number or boolean as its JSON text. A number written
+/// with a fraction or exponent whose value is a whole number (`2.0`, `1e2`, `-0`) is written as
+/// that whole number, so that an id reaches the path as `/pets/2`, not `/pets/2.0`.
 fn scalar_text(value: &Value) -> Option<String> {
     match value {
         Value::String(text) => Some(text.clone()),
-        Value::Number(number) => Some(number.to_string()),
+        Value::Number(number) => Some(match number.as_f64() {
+            Some(float)
+                if number.is_f64() && float.fract() == 0.0 && float.abs() <= MAX_EXACT_INTEGER =>
+            {
+                #[expect(
+                    clippy::cast_possible_truncation,
+                    reason = "a whole number within 2^53: exact"
+                )]
+                let whole = float as i64;
+                whole.to_string()
+            }
+            _ => number.to_string(),
+        }),
         Value::Bool(flag) => Some(flag.to_string()),
         _ => None,
     }
@@ -247,6 +264,26 @@ mod tests {
         assert_eq!(err, "path argument 'a' must not be empty, '.' or '..'");
         let ok = build(&call, &Method::GET, &args(json!({"a": "x", "b": "y"}))).unwrap();
         assert_eq!(ok.endpoint.as_str(), "https://api.test/xy");
+    }
+
+    #[test]
+    fn x9_whole_numbers_are_written_without_a_fraction() {
+        let call = rest(
+            &[&[ph("id")]],
+            &[
+                ("id", ArgumentLocation::Path),
+                ("n", ArgumentLocation::Query),
+            ],
+        );
+        let arguments: Map<String, Value> =
+            serde_json::from_str(r#"{"id": 2.0, "n": [1e2, -0.0, 2.5, 12345678901234567890]}"#)
+                .unwrap();
+        let built = build(&call, &Method::GET, &arguments).unwrap();
+        assert_eq!(built.endpoint.path(), "/2");
+        assert_eq!(
+            built.endpoint.query(),
+            Some("n=100&n=0&n=2.5&n=12345678901234567890")
+        );
     }
 
     #[test]

@@ -5,11 +5,19 @@
 use base64::Engine as _;
 use bytes::Bytes;
 use http::{HeaderName, HeaderValue, StatusCode};
-use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::{Map, Value};
 
 use super::{InvokeError, ToolResponse};
 use crate::registry::FunctionArn;
+
+/// Every byte but RFC 3986's unreserved characters is percent-encoded in the Invoke API path and
+/// query, as the AWS SDKs encode a label (`:` becomes `%3A`).
+const LABEL: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
 
 /// Lambda's limit on the `X-Amz-Client-Context` header, in bytes of its base64 text.
 pub const MAX_CLIENT_CONTEXT_BYTES: usize = 3583;
@@ -48,11 +56,11 @@ pub fn client_context(
 #[must_use]
 pub fn invoke_url(endpoint_override: Option<&str>, function: &FunctionArn) -> String {
     let base = endpoint_override.map_or_else(|| function.regional_endpoint(), str::to_string);
-    let name = utf8_percent_encode(&function.unqualified(), NON_ALPHANUMERIC).to_string();
+    let name = utf8_percent_encode(&function.unqualified(), LABEL).to_string();
     let mut url = format!("{base}/2015-03-31/functions/{name}/invocations");
     if let Some(qualifier) = &function.qualifier {
         url.push_str("?Qualifier=");
-        url.extend(utf8_percent_encode(qualifier, NON_ALPHANUMERIC));
+        url.extend(utf8_percent_encode(qualifier, LABEL));
     }
     url
 }
@@ -71,7 +79,9 @@ pub fn classify(
     function: &FunctionArn,
 ) -> Result<ToolResponse, InvokeError> {
     let json: Option<Value> = serde_json::from_slice(&body).ok();
-    if status.is_success() && function_error {
+    // A synchronous invocation answers 200; any other status, 2xx included, is no result.
+    let ok = status == StatusCode::OK;
+    if ok && function_error {
         let field = |key: &str| {
             json.as_ref()
                 .and_then(|v| v.get(key))
@@ -86,7 +96,7 @@ pub fn classify(
             message: redacted(&message, function),
         });
     }
-    if status.is_success() {
+    if ok {
         if json.is_none() {
             return Err(InvokeError::NotJson);
         }
@@ -95,7 +105,7 @@ pub fn classify(
             body: Bytes::from(body),
         });
     }
-    let error_type = error_type(header_type, json.as_ref());
+    let error_type = error_type(header_type, json.as_ref(), function);
     Err(match status.as_u16() {
         429 => InvokeError::Throttled,
         404 => InvokeError::FunctionNotFound,
@@ -109,14 +119,26 @@ pub fn classify(
 }
 
 /// The error type AWS names: `x-amzn-ErrorType` (before any `:`), else the body's `__type`
-/// (after any `#`); letters and digits only; `unknown error` when there is none.
-fn error_type(header: Option<&str>, body: Option<&Value>) -> String {
+/// (after any `#`); letters and digits only; `unknown error` when there is none, or when it
+/// would name the function's account, region or ARN.
+fn error_type(header: Option<&str>, body: Option<&Value>, function: &FunctionArn) -> String {
     let from_header = header.map(|h| h.split(':').next().unwrap_or_default().to_string());
     let from_body = || {
         body.and_then(|b| b.get("__type"))
             .and_then(Value::as_str)
             .map(|t| t.rsplit('#').next().unwrap_or_default().to_string())
     };
+    let alphanumeric = |text: &str| -> String {
+        text.chars()
+            .filter(char::is_ascii_alphanumeric)
+            .collect::<String>()
+            .to_ascii_lowercase()
+    };
+    let secrets = [
+        function.account.clone(),
+        alphanumeric(&function.region),
+        alphanumeric(&function.name),
+    ];
     from_header
         .or_else(from_body)
         .map(|t| {
@@ -126,28 +148,74 @@ fn error_type(header: Option<&str>, body: Option<&Value>) -> String {
                 .collect::<String>()
         })
         .filter(|t| !t.is_empty())
+        .filter(|t| {
+            let lower = t.to_ascii_lowercase();
+            !secrets
+                .iter()
+                .any(|secret| !secret.is_empty() && lower.contains(secret.as_str()))
+        })
         .unwrap_or_else(|| "unknown error".into())
 }
 
-/// A function's error message with every ARN (`arn:` and what follows of `[A-Za-z0-9:/_$-]`), the
-/// function's account and its region replaced (CONTRACT X10).
+/// Where an ARN in a text ends: at white space, a quote or a bracket; a final `.` is the
+/// sentence's.
+fn arn_end(tail: &str) -> usize {
+    let end = tail
+        .find(|c: char| c.is_whitespace() || "\"'`,;()<>[]{}".contains(c))
+        .unwrap_or(tail.len());
+    tail[..end].trim_end_matches('.').len()
+}
+
+/// The byte offset of the next ARN in `text`: `arn:` or its percent-encoded `arn%3a`, in any
+/// letter case.
+fn next_arn(text: &str) -> Option<usize> {
+    let lower = text.to_ascii_lowercase();
+    let plain = lower.find("arn:");
+    let encoded = lower.find("arn%3a");
+    match (plain, encoded) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// `text` with every case-insensitive occurrence of `needle` replaced.
+fn replace_ignoring_case(text: &str, needle: &str, with: &str) -> String {
+    if needle.is_empty() {
+        return text.to_string();
+    }
+    let lower = text.to_ascii_lowercase();
+    let needle = needle.to_ascii_lowercase();
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for (at, _) in lower.match_indices(&needle) {
+        out.push_str(&text[last..at]);
+        out.push_str(with);
+        last = at + needle.len();
+    }
+    out.push_str(&text[last..]);
+    out
+}
+
+/// A function's error message with every ARN (`arn:` or `arn%3a` in any letter case, to the
+/// next white space, quote or bracket), the function's account (also written `1234-5678-9012`)
+/// and its region (any letter case) replaced (CONTRACT X10).
 fn redacted(message: &str, function: &FunctionArn) -> String {
     let mut out = String::with_capacity(message.len());
     let mut rest = message;
-    while let Some(at) = rest.find("arn:") {
+    while let Some(at) = next_arn(rest) {
         out.push_str(&rest[..at]);
         let tail = &rest[at..];
-        let end = tail
-            .find(|c: char| {
-                !(c.is_ascii_alphanumeric() || matches!(c, ':' | '/' | '_' | '$' | '-'))
-            })
-            .unwrap_or(tail.len());
         out.push_str("<function>");
-        rest = &tail[end..];
+        rest = &tail[arn_end(tail)..];
     }
     out.push_str(rest);
-    out.replace(&function.account, "<account>")
-        .replace(&function.region, "<region>")
+    let account = &function.account;
+    let mut out = out.replace(account.as_str(), "<account>");
+    for separator in ["-", " "] {
+        let grouped = [&account[..4], &account[4..8], &account[8..]].join(separator);
+        out = out.replace(&grouped, "<account>");
+    }
+    replace_ignoring_case(&out, &function.region, "<region>")
 }
 
 #[cfg(test)]
@@ -208,13 +276,40 @@ mod tests {
         assert_eq!(
             invoke_url(None, &arn()),
             "https://lambda.eu-west-1.amazonaws.com/2015-03-31/functions/\
-             arn%3Aaws%3Alambda%3Aeu%2Dwest%2D1%3A123456789012%3Afunction%3Ahr%2Dtools/invocations?Qualifier=live"
+             arn%3Aaws%3Alambda%3Aeu-west-1%3A123456789012%3Afunction%3Ahr-tools/invocations?Qualifier=live"
         );
         assert_eq!(
             invoke_url(Some("http://127.0.0.1:9001"), &arn()),
             "http://127.0.0.1:9001/2015-03-31/functions/\
-             arn%3Aaws%3Alambda%3Aeu%2Dwest%2D1%3A123456789012%3Afunction%3Ahr%2Dtools/invocations?Qualifier=live"
+             arn%3Aaws%3Alambda%3Aeu-west-1%3A123456789012%3Afunction%3Ahr-tools/invocations?Qualifier=live"
         );
+    }
+
+    #[test]
+    fn x10_redaction_finds_arns_in_any_spelling() {
+        let f = arn();
+        for (message, shown) in [
+            (
+                "ARN:AWS:LAMBDA:EU-WEST-1:123456789012:FUNCTION:HR-TOOLS failed.",
+                "<function> failed.",
+            ),
+            (
+                "see Arn:aws:lambda:eu-west-1:123456789012:function:hr-tools:live, then",
+                "see <function>, then",
+            ),
+            (
+                "arn%3Aaws%3Alambda%3Aeu-west-1%3A123456789012%3Afunction%3Ahr-tools gone",
+                "<function> gone",
+            ),
+            ("arn:\u{200b}aws:lambda:x:function:hr-tools", "<function>"),
+            (
+                "account 1234-5678-9012 region EU-WEST-1 (1234 5678 9012)",
+                "account <account> region <region> (<account>)",
+            ),
+            ("no secrets here", "no secrets here"),
+        ] {
+            assert_eq!(redacted(message, &f), shown, "{message}");
+        }
     }
 
     #[test]
@@ -257,9 +352,24 @@ mod tests {
             })
         );
         assert_eq!(
-            error_type(None, None),
+            error_type(None, None, &f),
             "unknown error",
             "no type named: a fixed text"
+        );
+        for secret in ["hrtools123456789012", "EUWEST1Error", "Hr-Tools"] {
+            assert_eq!(
+                error_type(Some(secret), None, &f),
+                "unknown error",
+                "{secret}"
+            );
+        }
+        // Only a 200 is a result: another 2xx is an invocation failure.
+        assert_eq!(
+            classify(StatusCode::CREATED, false, None, b"{}".to_vec(), &f),
+            Err(InvokeError::InvokeFailed {
+                status: 201,
+                error_type: "unknown error".into()
+            })
         );
     }
 }

@@ -87,12 +87,23 @@ impl FunctionArn {
                     .last()
                     .is_some_and(|p| p.bytes().all(|b| b.is_ascii_digit()))
         };
+        // A version is a number from 1 without leading zeros; an alias starts with a letter,
+        // `-` or `_`.
         let qualifier_ok = qualifier.is_none_or(|q| {
             q == "$LATEST"
-                || (q.bytes().all(|b| b.is_ascii_digit()) && (1..=10).contains(&q.len()))
+                || (q.bytes().all(|b| b.is_ascii_digit())
+                    && (1..=10).contains(&q.len())
+                    && !q.starts_with('0'))
                 || (word(q, 128) && !q.as_bytes()[0].is_ascii_digit())
         });
-        if !matches!(partition, "aws" | "aws-cn" | "aws-us-gov")
+        // Each partition's regions: `cn-…` in aws-cn, `us-gov-…` in aws-us-gov, neither in aws.
+        let partition_ok = match partition {
+            "aws" => !region.starts_with("cn-") && !region.starts_with("us-gov-"),
+            "aws-cn" => region.starts_with("cn-"),
+            "aws-us-gov" => region.starts_with("us-gov-"),
+            _ => false,
+        };
+        if !partition_ok
             || !region_ok
             || account.len() != 12
             || !account.bytes().all(|b| b.is_ascii_digit())
@@ -195,6 +206,11 @@ mod tests {
             "arn:aws:lambda:us-east-1:123456789012:function:f:a:b",
             "arn:aws:lambda:us-east-1:123456789012:function:f:",
             "arn:aws:lambda:us-east-1:123456789012:function:f.g",
+            "arn:aws:lambda:us-east-1:123456789012:function:f:0",
+            "arn:aws:lambda:us-east-1:123456789012:function:f:01",
+            "arn:aws-cn:lambda:us-east-1:123456789012:function:f",
+            "arn:aws:lambda:us-gov-west-1:123456789012:function:f",
+            "arn:aws:lambda:cn-north-1:123456789012:function:f",
             &format!(
                 "arn:aws:lambda:us-east-1:123456789012:function:{}",
                 "f".repeat(65)

@@ -252,7 +252,10 @@ pub(super) fn compile_tool(
         }
     };
     let endpoint = match meta.get("endpoint") {
-        Some(Value::String(url)) if let Some(url) = absolute_http_url(url) => {
+        Some(Value::String(text)) if let Some(url) = absolute_http_url(text) => {
+            if let Some(problem) = endpoint_url_problem(text, &url) {
+                problems.add(&join(&meta_path, "endpoint"), problem);
+            }
             Some(Endpoint::Http(url))
         }
         Some(Value::String(arn)) if let Ok(function) = FunctionArn::parse(arn) => {
@@ -376,6 +379,25 @@ impl serde::Serialize for PublicTool<'_> {
         }
         map.end()
     }
+}
+
+/// CONTRACT R5, M2: what an http(s) endpoint may not carry. User info would make the HTTP client
+/// send `Authorization: Basic` (the gateway sends no credentials to Tool Services), and a `.` or
+/// `..` segment would be resolved away before the call, silently calling another path.
+fn endpoint_url_problem(text: &str, url: &url::Url) -> Option<&'static str> {
+    if !url.username().is_empty() || url.password().is_some() {
+        return Some("must not carry a user name or password (the gateway sends no credentials)");
+    }
+    let after_scheme = text.split_once("://").map_or(text, |(_, rest)| rest);
+    let path = after_scheme
+        .find('/')
+        .map_or("", |start| &after_scheme[start..]);
+    let path = path.split(['?', '#']).next().unwrap_or_default();
+    let dot_segment = path.split('/').any(|segment| {
+        let lower = segment.to_ascii_lowercase().replace("%2e", ".");
+        matches!(lower.as_str(), "." | "..")
+    });
+    dot_segment.then_some("must not hold '.' or '..' path segments")
 }
 
 fn absolute_http_url(url: &str) -> Option<url::Url> {
