@@ -602,3 +602,309 @@ fn m3_merge_in_place_replaces_this_routes_imported_tools_and_keeps_the_rest() {
     assert_eq!(unreadable.code, Some(2));
     assert!(unreadable.stdout.is_empty());
 }
+
+/// A small OpenAPI document written to `dir/name`: `GET /pets` (listPets) and whatever `paths`
+/// and `schemas` add.
+fn write_doc(dir: &Path, name: &str, paths: &Value, schemas: &Value) -> String {
+    let mut all_paths = json!({"/pets": {"get": {"operationId": "listPets"}}});
+    for (path, item) in paths.as_object().unwrap() {
+        all_paths[path] = item.clone();
+    }
+    let document = json!({
+        "openapi": "3.0.3",
+        "info": {"title": "Pets", "version": "3.0.0"},
+        "servers": [{"url": "https://pets.example.test/v1"}],
+        "paths": all_paths,
+        "components": {"schemas": schemas}
+    });
+    let path = dir.join(name);
+    std::fs::write(&path, document.to_string()).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+fn import_args<'a>(spec: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["import", "openapi", spec, "--route", "petstore"];
+    args.extend_from_slice(extra);
+    args
+}
+
+#[test]
+fn m3_a_ref_expansion_bomb_skips_its_operation_in_bounded_time() {
+    let dir = temp_dir("bomb");
+    let mut schemas = serde_json::Map::new();
+    for i in 0..40 {
+        let next = json!({"$ref": format!("#/components/schemas/S{}", i + 1)});
+        schemas.insert(
+            format!("S{i}"),
+            json!({"type": "object", "properties": {"a": next, "b": next}}),
+        );
+    }
+    schemas.insert("S40".into(), json!({"type": "string"}));
+    let spec = write_doc(
+        &dir,
+        "bomb.json",
+        &json!({"/x": {"post": {"operationId": "op", "requestBody": {"content": {
+            "application/json": {"schema": {"$ref": "#/components/schemas/S0"}}}}}}}),
+        &Value::Object(schemas),
+    );
+    let started = std::time::Instant::now();
+    let bomb = run(&import_args(&spec, &[]));
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(bomb.code, Some(0), "{}", bomb.stderr);
+    assert_eq!(
+        bomb.stderr,
+        "skipped POST /x (op): its schemas expand to more than 200000 nodes (repeated $refs)\nwrote 1 tool for route 'petstore' (skipped 1)\n"
+    );
+    assert_eq!(tools_of(&bomb.stdout).len(), 1);
+}
+
+#[test]
+fn m3_deep_nesting_is_refused_fast_json_without_a_yaml_retry() {
+    let dir = temp_dir("deep");
+    let yaml = dir.join("deep.yaml");
+    std::fs::write(
+        &yaml,
+        format!(
+            "openapi: 3.0.3\nx: {}{}\n",
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        ),
+    )
+    .unwrap();
+    let json = dir.join("deep.json");
+    std::fs::write(
+        &json,
+        format!(
+            "{{\"openapi\": \"3.0.3\", \"x\": {}{}}}",
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        ),
+    )
+    .unwrap();
+    let started = std::time::Instant::now();
+    let yaml = run(&import_args(&yaml.to_string_lossy(), &[]));
+    let json = run(&import_args(&json.to_string_lossy(), &[]));
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(yaml.code, Some(1));
+    assert!(
+        yaml.stderr.ends_with(": the YAML nests '[' and '{' more than 256 levels deep (line 2, column 260): it is refused unparsed\n"),
+        "{}",
+        yaml.stderr
+    );
+    assert_eq!(json.code, Some(1));
+    assert!(
+        json.stderr
+            .contains(": not JSON: recursion limit exceeded at line 1 column"),
+        "{}",
+        json.stderr
+    );
+}
+
+#[test]
+fn m3_base_url_with_a_query_fragment_or_user_info_is_refused_up_front() {
+    let dir = temp_dir("base-url");
+    let spec = write_doc(&dir, "pets.json", &json!({}), &json!({}));
+    for (base, message) in [
+        (
+            "https://api.example.test/v1?tenant=a",
+            "error: --base-url 'https://api.example.test/v1?tenant=a' must not carry a query or fragment\n",
+        ),
+        (
+            "https://api.example.test/v1#top",
+            "error: --base-url 'https://api.example.test/v1#top' must not carry a query or fragment\n",
+        ),
+        (
+            "https://svc:hunter2@api.example.test/v1",
+            "error: --base-url must not carry a user name or password\n",
+        ),
+        (
+            "https://svc@api.example.test/v1",
+            "error: --base-url must not carry a user name or password\n",
+        ),
+    ] {
+        let refused = run(&import_args(&spec, &["--base-url", base]));
+        assert_eq!(refused.code, Some(1), "{base}: {}", refused.stderr);
+        assert_eq!(refused.stderr, message, "{base}");
+        assert!(refused.stdout.is_empty());
+    }
+}
+
+#[test]
+fn m3_spec_urls_are_https_or_loopback_http_and_their_passwords_never_shown() {
+    let plain = run(&import_args("http://api.example.test/openapi.json", &[]));
+    assert_eq!(plain.code, Some(2));
+    assert_eq!(
+        plain.stderr,
+        "error: cannot fetch http://api.example.test/openapi.json: only https:// URLs are fetched (and http:// on loopback); download the document and give the file\n"
+    );
+    let secret = run(&import_args(
+        "http://user:hunter2@api.example.test/openapi.json",
+        &[],
+    ));
+    assert_eq!(secret.code, Some(2));
+    assert!(
+        secret.stderr.starts_with(
+            "error: cannot fetch http://***@api.example.test/openapi.json: only https://"
+        ),
+        "{}",
+        secret.stderr
+    );
+    let refused = run(&import_args(
+        "https://user:hunter2@127.0.0.1:1/openapi.json",
+        &[],
+    ));
+    assert_eq!(refused.code, Some(2));
+    assert!(
+        refused
+            .stderr
+            .starts_with("error: cannot fetch https://***@127.0.0.1:1/openapi.json: "),
+        "{}",
+        refused.stderr
+    );
+    for run in [&plain, &secret, &refused] {
+        assert!(!run.stderr.contains("hunter2"), "{}", run.stderr);
+    }
+
+    // A development server on loopback is fetched over http.
+    let dir = temp_dir("loopback");
+    let body = std::fs::read(write_doc(&dir, "pets.json", &json!({}), &json!({}))).unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let server = std::thread::spawn(move || {
+        use std::io::{Read as _, Write as _};
+        let (mut stream, _) = listener.accept().unwrap();
+        let mut request = [0u8; 4096];
+        let _ = stream.read(&mut request).unwrap();
+        let head = format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+            body.len()
+        );
+        stream.write_all(head.as_bytes()).unwrap();
+        stream.write_all(&body).unwrap();
+    });
+    let url = format!("http://127.0.0.1:{port}/openapi.json");
+    let local = run(&import_args(&url, &[]));
+    server.join().unwrap();
+    assert_eq!(local.code, Some(0), "{}", local.stderr);
+    assert_eq!(tools_of(&local.stdout).len(), 1);
+}
+
+#[test]
+fn m3_an_endless_spec_file_is_refused_at_the_size_limit() {
+    let endless = run(&import_args("/dev/zero", &[]));
+    assert_eq!(endless.code, Some(2));
+    assert_eq!(
+        endless.stderr,
+        "error: cannot read /dev/zero: over 67108864 bytes\n"
+    );
+}
+
+#[test]
+fn m3_merge_keeps_inactive_versions_for_rollback() {
+    let dir = temp_dir("merge-inactive");
+    let spec = write_doc(&dir, "pets.json", &json!({}), &json!({}));
+    let manifest = dir.join("manifest.json");
+    let version = |version: &str, active: bool, description: &str| {
+        json!({"name": "listPets", "description": description, "inputSchema": {"type": "object"},
+               "_meta": {"version": version, "active": active,
+                         "endpoint": "https://old.test/pets", "method": "GET"}})
+    };
+    std::fs::write(
+        &manifest,
+        json!({"manifestVersion": 1, "routes": [{"routeKey": "petstore", "tools": [
+            version("1.0.0", false, "rollback"),
+            version("2.0.0", true, "current")
+        ]}]})
+        .to_string(),
+    )
+    .unwrap();
+    let path = manifest.to_string_lossy();
+    let merged = run(&import_args(&spec, &["--merge", &path, "--output", &path]));
+    assert_eq!(merged.code, Some(0), "{}", merged.stderr);
+    assert!(
+        merged.stderr.ends_with(&format!(
+            "merged into {path}: 1 replaced, 0 added, 1 inactive version kept\n"
+        )),
+        "{}",
+        merged.stderr
+    );
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap()).unwrap();
+    let tools = written["routes"][0]["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), 2);
+    assert_eq!(tools[0]["description"], "rollback");
+    assert_eq!(tools[0]["_meta"]["active"], false);
+    assert_eq!(tools[1]["_meta"]["version"], "3.0.0");
+    assert_eq!(tools[1]["_meta"]["active"], true);
+    assert_eq!(
+        run(&["validate", "--route", "petstore", &path]).code,
+        Some(0)
+    );
+}
+
+#[test]
+fn m3_output_writes_through_a_symlink_and_never_over_a_non_regular_file() {
+    use std::os::unix::fs::FileTypeExt as _;
+    let dir = temp_dir("output");
+    let spec = write_doc(&dir, "pets.json", &json!({}), &json!({}));
+    let real = dir.join("real").join("manifest.json");
+    std::fs::create_dir_all(real.parent().unwrap()).unwrap();
+    std::fs::write(&real, "old").unwrap();
+    let link = dir.join("link.json");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink("real/manifest.json", &link).unwrap();
+    let through = run(&import_args(&spec, &["--output", &link.to_string_lossy()]));
+    assert_eq!(through.code, Some(0), "{}", through.stderr);
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(tools_of(&std::fs::read_to_string(&real).unwrap()).len(), 1);
+
+    let fifo = dir.join("fifo");
+    let _ = std::fs::remove_file(&fifo);
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let fifo_text = fifo.to_string_lossy();
+    let refused = run(&import_args(&spec, &["--output", &fifo_text]));
+    assert_eq!(refused.code, Some(1), "{}", refused.stderr);
+    assert_eq!(
+        refused.stderr,
+        format!("error: --output '{fifo_text}' is not a regular file\n")
+    );
+    assert!(
+        std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo()
+    );
+
+    let to_fifo = dir.join("to-fifo");
+    let _ = std::fs::remove_file(&to_fifo);
+    std::os::unix::fs::symlink(&fifo, &to_fifo).unwrap();
+    let refused = run(&import_args(
+        &spec,
+        &["--output", &to_fifo.to_string_lossy()],
+    ));
+    assert_eq!(refused.code, Some(1), "{}", refused.stderr);
+    assert!(
+        std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo()
+    );
+
+    let directory = run(&import_args(&spec, &["--output", &dir.to_string_lossy()]));
+    assert_eq!(directory.code, Some(1), "{}", directory.stderr);
+    assert!(directory.stderr.ends_with("is not a regular file\n"));
+}

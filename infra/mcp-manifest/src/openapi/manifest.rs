@@ -8,10 +8,13 @@ use serde_json::{Value, json};
 /// What `--merge` changed in the existing manifest.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub(crate) struct MergeCount {
-    /// Tools replaced by an imported tool of the same name.
+    /// Imported tools that replaced the active entries of their name.
     pub(crate) replaced: usize,
     /// Imported tools added.
     pub(crate) added: usize,
+    /// Inactive entries (`_meta.active: false`, kept for rollback) of the imported tools' names
+    /// left as they were.
+    pub(crate) inactive_kept: usize,
 }
 
 /// A `routes` manifest of one route: `key`, a server from the document's `info`, `tools`.
@@ -64,8 +67,8 @@ fn server_name(title: &str, key: &str) -> String {
     }
 }
 
-/// `existing` with the imported route merged in: in a `routes` manifest, the route `key`'s tools
-/// of the same names replaced and the others added (a route it lacks is added whole); in a
+/// `existing` with the imported route merged in: in a `routes` manifest, the route `key`'s active
+/// tools of the same names replaced (inactive versions kept) and the others added (a route it lacks is added whole); in a
 /// single-route `tools` manifest, its tools likewise.
 ///
 /// # Errors
@@ -98,7 +101,13 @@ pub(crate) fn merge(
         let added = tools.len();
         imported_route["tools"] = Value::Array(tools);
         routes.push(imported_route);
-        return Ok((existing, MergeCount { replaced: 0, added }));
+        return Ok((
+            existing,
+            MergeCount {
+                added,
+                ..MergeCount::default()
+            },
+        ));
     }
     if object.contains_key("tools") {
         let count = merge_tools(route_tools(&mut existing)?, tools);
@@ -121,23 +130,42 @@ fn route_tools(route: &mut Value) -> Result<&mut Vec<Value>, String> {
     }
 }
 
-/// Each imported tool replaces the existing ones of its name (in the first one's place), or is
-/// added at the end.
+/// Whether a tool entry is an inactive version (`_meta.active: false`), kept for rollback.
+fn is_inactive(tool: &Value) -> bool {
+    tool.pointer("/_meta/active") == Some(&Value::Bool(false))
+}
+
+/// Each imported tool replaces the active entries of its name (in the first one's place), and
+/// an inactive one of its own version (a manifest holds each version of a name once); inactive
+/// versions of other versions are kept. A tool that replaces nothing is added after the
+/// entries of its name, or at the end.
 fn merge_tools(existing: &mut Vec<Value>, imported: Vec<Value>) -> MergeCount {
     let mut count = MergeCount::default();
     for tool in imported {
         let name = tool.get("name").cloned();
-        let same = |t: &Value| t.get("name") == name.as_ref();
-        if let Some(first) = existing.iter().position(same) {
+        let version = tool.pointer("/_meta/version").cloned();
+        let same_name = |t: &Value| t.get("name") == name.as_ref();
+        let replaced = |t: &Value| {
+            same_name(t) && (!is_inactive(t) || t.pointer("/_meta/version") == version.as_ref())
+        };
+        count.inactive_kept += existing
+            .iter()
+            .filter(|t| same_name(t) && !replaced(t))
+            .count();
+        if let Some(first) = existing.iter().position(replaced) {
             let mut i = 0;
             existing.retain(|t| {
                 i += 1;
-                i - 1 == first || !same(t)
+                i - 1 == first || !replaced(t)
             });
             existing[first] = tool;
             count.replaced += 1;
         } else {
-            existing.push(tool);
+            let at = existing
+                .iter()
+                .rposition(same_name)
+                .map_or(existing.len(), |last| last + 1);
+            existing.insert(at, tool);
             count.added += 1;
         }
     }
@@ -210,7 +238,8 @@ mod tests {
             count,
             MergeCount {
                 replaced: 1,
-                added: 1
+                added: 1,
+                inactive_kept: 0
             }
         );
         assert_eq!(
@@ -252,6 +281,62 @@ mod tests {
         assert_eq!(count.replaced, 1);
         assert_eq!(names(merged["tools"].as_array().unwrap()), ["t", "u"]);
         assert!(merge(json!({"x": 1}), "pets", imported()).is_err());
+    }
+
+    #[test]
+    fn merge_keeps_inactive_versions_and_replaces_only_active_ones() {
+        let versioned = |name: &str, version: &str, active: bool, description: &str| {
+            json!({"name": name, "description": description, "inputSchema": {"type": "object"},
+                   "_meta": {"version": version, "active": active, "endpoint": "https://x.test/a"}})
+        };
+        let existing = json!({"manifestVersion": 1, "routes": [{"routeKey": "pets", "tools": [
+            versioned("getPet", "1.0.0", false, "rollback"),
+            versioned("getPet", "2.0.0", true, "current"),
+            versioned("addPet", "1.0.0", false, "old only"),
+            versioned("delPet", "3.0.0", false, "same version, inactive"),
+            versioned("other", "1.0.0", true, "kept")
+        ]}]});
+        let imported = single_route(
+            "pets",
+            &json!({"version": "3.0.0"}),
+            vec![
+                versioned("getPet", "3.0.0", true, "new"),
+                versioned("addPet", "3.0.0", true, "new"),
+                versioned("delPet", "3.0.0", true, "new"),
+            ],
+        );
+        let (merged, count) = merge(existing, "pets", imported).unwrap();
+        assert_eq!(
+            count,
+            MergeCount {
+                replaced: 2,
+                added: 1,
+                inactive_kept: 2
+            }
+        );
+        let tools = merged["routes"][0]["tools"].as_array().unwrap();
+        let summary: Vec<(&str, &str, &str)> = tools
+            .iter()
+            .map(|t| {
+                (
+                    t["name"].as_str().unwrap(),
+                    t["_meta"]["version"].as_str().unwrap(),
+                    t["description"].as_str().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                ("getPet", "1.0.0", "rollback"),
+                ("getPet", "3.0.0", "new"),
+                ("addPet", "1.0.0", "old only"),
+                ("addPet", "3.0.0", "new"),
+                ("delPet", "3.0.0", "new"),
+                ("other", "1.0.0", "kept"),
+            ]
+        );
+        assert!(checked_text(&merged, "pets", 1 << 20).is_ok());
     }
 
     #[test]

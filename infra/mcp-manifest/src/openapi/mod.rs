@@ -52,16 +52,18 @@ const PATH_ITEM_METHODS: [(&str, &str); 8] = [
 /// `mcp-manifest import openapi`'s arguments.
 #[derive(Debug, clap::Args)]
 pub(crate) struct OpenapiArgs {
-    /// The OpenAPI 3.0 or 3.1 document, JSON or YAML: a file or an https:// URL.
+    /// The OpenAPI 3.0 or 3.1 document, JSON or YAML: a file or an https:// URL (http:// on
+    /// loopback).
     pub(crate) spec: String,
     /// The route the tools are for (the manifest's routeKey; CONTRACT P3).
     #[arg(long)]
     pub(crate) route: String,
-    /// Write the manifest to this file instead of standard output.
+    /// Write the manifest to this file instead of standard output (through a symbolic link to
+    /// the file it names; anything but a regular file is refused).
     #[arg(long)]
     pub(crate) output: Option<PathBuf>,
     /// The API's base URL: replaces the document's server URL, and resolves a relative or
-    /// missing one (which needs it).
+    /// missing one (which needs it). No query, fragment, user name or password.
     #[arg(long)]
     pub(crate) base_url: Option<String>,
     /// Import only operations with this tag (repeatable).
@@ -76,7 +78,8 @@ pub(crate) struct OpenapiArgs {
     /// Skip operations with security requirements instead of importing them with a warning.
     #[arg(long)]
     pub(crate) skip_secured: bool,
-    /// Merge this route's imported tools into this manifest (same name replaced, the rest kept).
+    /// Merge this route's imported tools into this manifest (the active entries of the same name
+    /// replaced, inactive versions and the rest kept).
     #[arg(long)]
     pub(crate) merge: Option<PathBuf>,
     /// Manifest size limit in bytes.
@@ -128,6 +131,9 @@ pub(crate) struct Options {
     pub(crate) skip_secured: bool,
     /// `--tag`, `--operation`, `--method`.
     pub(crate) filters: Filters,
+    /// `--max-bytes` (default 16 MiB): the tools' schemas may not take more, nor one
+    /// operation's.
+    pub(crate) max_bytes: Option<usize>,
 }
 
 /// What importing a document's operations gave.
@@ -141,11 +147,18 @@ pub(crate) struct Outcome {
     pub(crate) skipped: usize,
     /// Why a server URL needs `--base-url` (the document then cannot be imported).
     pub(crate) needs_base_url: Vec<String>,
+    /// A lower bound of the bytes the tools' schemas take as JSON.
+    pub(crate) schema_bytes: usize,
+    /// Why the import stopped early: the tools' schemas are over `--max-bytes`.
+    pub(crate) too_large: Option<String>,
 }
 
 impl Outcome {
     /// The errors that keep the import from writing a manifest (exit 1), if any.
     fn refusal(&self, filters: &Filters) -> Option<Vec<String>> {
+        if let Some(error) = &self.too_large {
+            return Some(vec![error.clone()]);
+        }
         if !self.needs_base_url.is_empty() {
             return Some(self.needs_base_url.clone());
         }
@@ -168,32 +181,40 @@ impl Outcome {
 /// Maps every operation of `document` that `options` admits.
 pub(crate) fn import_document(document: &Value, dialect: Dialect, options: &Options) -> Outcome {
     let version = manifest::info_version(document.get("info").unwrap_or(&Value::Null));
+    let max_bytes = options.max_bytes.unwrap_or(schema::DEFAULT_MAX_BYTES);
     let context = Context {
         document,
         dialect,
         version: &version,
         base_url: options.base_url.as_ref(),
         skip_secured: options.skip_secured,
+        max_bytes,
+        work: std::cell::Cell::new(0),
     };
+    // The work all operations may take, skipped ones' included (each at most MAX_NODES): a
+    // schema node takes about 8 bytes of the manifest or more, so more work could hardly give
+    // a manifest within --max-bytes.
+    let max_work = schema::MAX_WORK_NODES.max(max_bytes / 8);
     let mut outcome = Outcome::default();
     let mut names = naming::ToolNames::default();
     let mut matched_ids: Vec<&str> = Vec::new();
     let paths = document.get("paths").and_then(Value::as_object);
-    for (path, item) in paths.into_iter().flatten() {
+    'paths: for (path, item) in paths.into_iter().flatten() {
         if path.starts_with("x-") {
             continue;
         }
-        let path_item = match refs::follow(document, item).map(Value::as_object) {
-            Ok(Some(path_item)) => path_item,
-            Ok(None) => continue,
-            Err(error) => {
-                outcome
-                    .lines
-                    .push(format!("skipped {path}: its path item {error}"));
-                outcome.skipped += 1;
-                continue;
-            }
-        };
+        let path_item =
+            match refs::follow(document, item, refs::Kind::PathItem).map(Value::as_object) {
+                Ok(Some(path_item)) => path_item,
+                Ok(None) => continue,
+                Err(error) => {
+                    outcome
+                        .lines
+                        .push(format!("skipped {path}: its path item {error}"));
+                    outcome.skipped += 1;
+                    continue;
+                }
+            };
         for (method, object) in operations(path_item) {
             let operation = Operation {
                 path,
@@ -206,6 +227,20 @@ pub(crate) fn import_document(document: &Value, dialect: Dialect, options: &Opti
             }
             matched_ids.extend(operation.id());
             import_operation(&context, &operation, &mut names, &mut outcome);
+            if outcome.schema_bytes > max_bytes {
+                // Each schema byte is at least one byte of the manifest: stop before the tools
+                // take more memory.
+                outcome.too_large = Some(format!(
+                    "the manifest would be over the limit of {max_bytes} bytes (--max-bytes): the tools' input schemas alone take more; nothing written"
+                ));
+                break 'paths;
+            }
+            if context.work.get() > max_work {
+                outcome.too_large = Some(format!(
+                    "the operations' schemas expand to more than {max_work} nodes in all (repeated $refs): nothing written"
+                ));
+                break 'paths;
+            }
         }
     }
     for id in &options.filters.operations {
@@ -251,6 +286,7 @@ fn import_operation(
             outcome
                 .lines
                 .extend(warnings.iter().map(|w| format!("warning: {label}: {w}")));
+            outcome.schema_bytes = outcome.schema_bytes.saturating_add(mapped.schema_bytes);
             let mut tool = Map::new();
             tool.insert("name".into(), Value::String(name));
             tool.extend(mapped.tool);
@@ -307,12 +343,13 @@ async fn import(args: &OpenapiArgs) -> Result<(), Failure> {
         )));
     }
     let base_url = args.base_url.as_deref().map(base_url).transpose()?;
+    let output = args.output.as_deref().map(output_target).transpose()?;
     let bytes = document::read(&args.spec)
         .await
         .map_err(Failure::Unreadable)?;
-    let document = document::parse(&bytes).map_err(|e| refused(format!("{}: {e}", args.spec)))?;
-    let dialect =
-        document::dialect(&document).map_err(|e| refused(format!("{}: {e}", args.spec)))?;
+    let spec = document::redacted(&args.spec);
+    let document = document::parse(&bytes).map_err(|e| refused(format!("{spec}: {e}")))?;
+    let dialect = document::dialect(&document).map_err(|e| refused(format!("{spec}: {e}")))?;
     let options = Options {
         base_url,
         skip_secured: args.skip_secured,
@@ -321,6 +358,7 @@ async fn import(args: &OpenapiArgs) -> Result<(), Failure> {
             operations: args.operations.clone(),
             methods: args.methods.clone(),
         },
+        max_bytes: Some(args.max_bytes),
     };
     let outcome = import_document(&document, dialect, &options);
     for line in &outcome.lines {
@@ -346,7 +384,7 @@ async fn import(args: &OpenapiArgs) -> Result<(), Failure> {
     };
     let text =
         manifest::checked_text(&manifest, &args.route, args.max_bytes).map_err(Failure::Refused)?;
-    write(args.output.as_deref(), &text)?;
+    write(output.as_ref(), &text)?;
     eprintln!(
         "wrote {count} tool{} for route '{}' (skipped {})",
         if count == 1 { "" } else { "s" },
@@ -354,8 +392,13 @@ async fn import(args: &OpenapiArgs) -> Result<(), Failure> {
         outcome.skipped
     );
     if let Some((path, counts)) = merged {
+        let kept = match counts.inactive_kept {
+            0 => String::new(),
+            1 => ", 1 inactive version kept".into(),
+            n => format!(", {n} inactive versions kept"),
+        };
         eprintln!(
-            "merged into {}: {} replaced, {} added",
+            "merged into {}: {} replaced, {} added{kept}",
             path.display(),
             counts.replaced,
             counts.added
@@ -364,41 +407,127 @@ async fn import(args: &OpenapiArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// `--base-url`: an absolute http(s) URL.
+/// `--base-url`: an absolute http(s) URL without user info, query or fragment.
 fn base_url(text: &str) -> Result<Url, Failure> {
-    Url::parse(text)
-        .ok()
+    let parsed = Url::parse(text).ok();
+    if parsed
+        .as_ref()
+        .is_some_and(|url| !url.username().is_empty() || url.password().is_some())
+        || (parsed.is_none() && document::redacted(text) != text)
+    {
+        // The gateway refuses endpoints with user info: reqwest would send them as
+        // `Authorization: Basic`.
+        return Err(refused("--base-url must not carry a user name or password"));
+    }
+    let url = parsed
         .filter(|url| matches!(url.scheme(), "http" | "https") && url.has_host())
         .ok_or_else(|| {
             refused(format!(
                 "--base-url '{text}' is not an absolute http(s) URL"
             ))
-        })
+        })?;
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(refused(format!(
+            "--base-url '{text}' must not carry a query or fragment"
+        )));
+    }
+    Ok(url)
 }
 
-/// The `--merge` manifest.
+/// The `--merge` manifest (at most the largest document SPEC may be).
 fn read_manifest(path: &Path) -> Result<Value, Failure> {
-    let bytes = std::fs::read(path)
+    let bytes = document::read_file(path, document::MAX_DOCUMENT_BYTES)
         .map_err(|e| Failure::Unreadable(format!("cannot read --merge {}: {e}", path.display())))?;
     serde_json::from_slice(&bytes)
         .map_err(|e| refused(format!("--merge {}: not JSON: {e}", path.display())))
 }
 
-/// Writes the manifest to `output` (through a temporary file renamed over it, so that
-/// `--merge X --output X` never leaves half a manifest) or to standard output.
-fn write(output: Option<&Path>, text: &str) -> Result<(), Failure> {
-    let Some(path) = output else {
+/// Where `--output` writes: the path given, or, for a symbolic link, the file it resolves to
+/// (so the link stays a link).
+#[derive(Debug)]
+struct Output {
+    /// `--output` as given, for messages.
+    given: PathBuf,
+    /// The file written.
+    target: PathBuf,
+}
+
+/// The most symbolic links followed from `--output`.
+const MAX_LINKS: usize = 40;
+
+/// `--output`'s target file: symbolic links followed; what exists there must be a regular file.
+fn output_target(path: &Path) -> Result<Output, Failure> {
+    let not_regular = || {
+        refused(format!(
+            "--output '{}' is not a regular file",
+            path.display()
+        ))
+    };
+    let mut target = path.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        let metadata = match std::fs::symlink_metadata(&target) {
+            Ok(metadata) => metadata,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(Output {
+                    given: path.to_path_buf(),
+                    target,
+                });
+            }
+            Err(e) => return Err(refused(format!("cannot write {}: {e}", path.display()))),
+        };
+        if metadata.file_type().is_symlink() {
+            let link = std::fs::read_link(&target)
+                .map_err(|e| refused(format!("cannot write {}: {e}", path.display())))?;
+            target = match target.parent() {
+                Some(parent) if link.is_relative() => parent.join(link),
+                _ => link,
+            };
+        } else if metadata.is_file() {
+            return Ok(Output {
+                given: path.to_path_buf(),
+                target,
+            });
+        } else {
+            return Err(not_regular());
+        }
+    }
+    Err(refused(format!(
+        "cannot write {}: more than {MAX_LINKS} symbolic links",
+        path.display()
+    )))
+}
+
+/// Writes the manifest to `output` (through a new temporary file beside its target, renamed over
+/// it, so that `--merge X --output X` never leaves half a manifest) or to standard output.
+fn write(output: Option<&Output>, text: &str) -> Result<(), Failure> {
+    let Some(output) = output else {
         return std::io::stdout()
             .lock()
             .write_all(text.as_bytes())
             .map_err(|e| refused(format!("cannot write the manifest: {e}")));
     };
-    let cannot = |e: std::io::Error| refused(format!("cannot write {}: {e}", path.display()));
-    let mut temporary = path.as_os_str().to_owned();
+    let cannot =
+        |e: std::io::Error| refused(format!("cannot write {}: {e}", output.given.display()));
+    // Checked again: the target may have changed since the import began.
+    let target = &output_target(&output.given)?.target;
+    let mut temporary = target.as_os_str().to_owned();
     temporary.push(format!(".tmp-{}", std::process::id()));
     let temporary = PathBuf::from(temporary);
-    std::fs::write(&temporary, text).map_err(cannot)?;
-    std::fs::rename(&temporary, path).map_err(|e| {
+    // A new file: never one (or a link) that was there before.
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&temporary)
+        .map_err(cannot)?;
+    let written = (|| {
+        if let Ok(metadata) = std::fs::metadata(target) {
+            file.set_permissions(metadata.permissions())?;
+        }
+        file.write_all(text.as_bytes())?;
+        file.sync_all()?;
+        std::fs::rename(&temporary, target)
+    })();
+    written.map_err(|e| {
         let _ = std::fs::remove_file(&temporary);
         cannot(e)
     })

@@ -2,6 +2,8 @@
 //! parameters and the JSON request body, its `_meta` (endpoint template, method, argument
 //! locations), its annotations; or the reason it is skipped.
 
+use std::cell::Cell;
+
 use mcp_gateway::registry::LazyValidator;
 use serde_json::{Map, Value, json};
 use url::Url;
@@ -28,6 +30,10 @@ pub(crate) struct Context<'a> {
     pub(crate) base_url: Option<&'a Url>,
     /// `--skip-secured`.
     pub(crate) skip_secured: bool,
+    /// `--max-bytes`: also the byte budget of one operation's schemas.
+    pub(crate) max_bytes: usize,
+    /// The schema nodes translated so far, skipped operations' included (the import's work).
+    pub(crate) work: Cell<usize>,
 }
 
 /// An operation of the document: where it is and what it says.
@@ -80,6 +86,8 @@ pub(crate) struct Mapped {
     pub(crate) tool: Map<String, Value>,
     /// Warnings for this operation (without its label).
     pub(crate) warnings: Vec<String>,
+    /// A lower bound of the bytes its schemas take as JSON.
+    pub(crate) schema_bytes: usize,
 }
 
 /// Maps one operation to a tool.
@@ -104,19 +112,14 @@ pub(crate) fn map(context: &Context<'_>, operation: &Operation<'_>) -> Result<Ma
         ServerError::Unusable(reason) => Skip::Reason(reason),
     })?;
     let mut warnings = Vec::new();
-    let mut translator = SchemaTranslator::new(context.document, context.dialect);
-    let parameters = parameters::merged(context.document, operation.path_item, operation.object)?;
-    let arguments = parameters::arguments(&parameters, &mut translator, &mut warnings)?;
-    check_path_template(operation.path, &arguments)?;
-    let taken: Vec<&str> = arguments.iter().map(|a| a.name.as_str()).collect();
-    let body = request_body::body(
-        context.document,
-        operation.object,
-        method,
-        &taken,
-        &mut translator,
-        &mut warnings,
-    )?;
+    let mut translator =
+        SchemaTranslator::new(context.document, context.dialect).with_max_bytes(context.max_bytes);
+    let inputs = inputs(context, operation, &mut translator, &mut warnings);
+    context
+        .work
+        .set(context.work.get().saturating_add(translator.nodes()));
+    let (arguments, body) = inputs?;
+    let schema_bytes = translator.bytes();
     let (defs, schema_warnings) = translator.finish();
     warnings.extend(schema_warnings);
     let (input_schema, locations) = input_schema(arguments, body, defs);
@@ -133,7 +136,33 @@ pub(crate) fn map(context: &Context<'_>, operation: &Operation<'_>) -> Result<Ma
         ));
     }
     let tool = tool_fields(context, operation, &server, input_schema, locations);
-    Ok(Mapped { tool, warnings })
+    Ok(Mapped {
+        tool,
+        warnings,
+        schema_bytes,
+    })
+}
+
+/// The operation's parameters as arguments and its request body.
+fn inputs(
+    context: &Context<'_>,
+    operation: &Operation<'_>,
+    translator: &mut SchemaTranslator<'_>,
+    warnings: &mut Vec<String>,
+) -> Result<(Vec<Argument>, Body), String> {
+    let parameters = parameters::merged(context.document, operation.path_item, operation.object)?;
+    let arguments = parameters::arguments(&parameters, translator, warnings)?;
+    check_path_template(operation.path, &arguments)?;
+    let taken: Vec<&str> = arguments.iter().map(|a| a.name.as_str()).collect();
+    let body = request_body::body(
+        context.document,
+        operation.object,
+        operation.method,
+        &taken,
+        translator,
+        warnings,
+    )?;
+    Ok((arguments, body))
 }
 
 /// CONTRACT M2: each `{name}` of the path is a path argument, and each path argument has its

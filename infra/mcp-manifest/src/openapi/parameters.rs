@@ -50,8 +50,8 @@ pub(crate) struct Argument {
 /// with the same name and `in`, `$ref`s followed.
 ///
 /// # Errors
-/// The skip reason for a parameter that is an external or dangling reference, or has no
-/// `name` or `in`.
+/// The skip reason for a parameter that is a reference that cannot be followed, has no `name`
+/// or `in`, or is listed twice in one list.
 pub(crate) fn merged<'a>(
     document: &'a Value,
     path_item: &'a Map<String, Value>,
@@ -59,26 +59,34 @@ pub(crate) fn merged<'a>(
 ) -> Result<Vec<&'a Map<String, Value>>, String> {
     let mut parameters: Vec<&Map<String, Value>> = Vec::new();
     let lists = [path_item.get("parameters"), operation.get("parameters")];
-    for parameter in lists
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_array)
-        .flatten()
-    {
-        let parameter = refs::follow(document, parameter)
-            .map_err(|e| format!("parameter {e}"))?
-            .as_object()
-            .filter(|p| {
-                p.get("name").is_some_and(Value::is_string)
-                    && p.get("in").is_some_and(Value::is_string)
-            })
-            .ok_or("a parameter has no name or no 'in'")?;
-        let same = |p: &&Map<String, Value>| {
-            p.get("name") == parameter.get("name") && p.get("in") == parameter.get("in")
-        };
-        match parameters.iter().position(same) {
-            Some(i) => parameters[i] = parameter,
-            None => parameters.push(parameter),
+    for list in lists.into_iter().flatten().filter_map(Value::as_array) {
+        // The operation's replace the path item's; within one list, OpenAPI forbids repeats.
+        let mut listed: Vec<&Map<String, Value>> = Vec::new();
+        for parameter in list {
+            let parameter = refs::follow(document, parameter, refs::Kind::Parameter)
+                .map_err(|e| format!("parameter {e}"))?
+                .as_object()
+                .filter(|p| {
+                    p.get("name").is_some_and(Value::is_string)
+                        && p.get("in").is_some_and(Value::is_string)
+                })
+                .ok_or("a parameter has no name or no 'in'")?;
+            let same = |p: &&Map<String, Value>| {
+                p.get("name") == parameter.get("name") && p.get("in") == parameter.get("in")
+            };
+            if listed.iter().any(same) {
+                let text = |field: &str| parameter.get(field).and_then(Value::as_str);
+                return Err(format!(
+                    "{} parameter '{}' is listed twice",
+                    text("in").unwrap_or_default(),
+                    text("name").unwrap_or_default()
+                ));
+            }
+            listed.push(parameter);
+            match parameters.iter().position(same) {
+                Some(i) => parameters[i] = parameter,
+                None => parameters.push(parameter),
+            }
         }
     }
     Ok(parameters)
@@ -184,7 +192,7 @@ fn argument_schema(
     let mut schema = match schema {
         Some(schema) => translator
             .translate(schema, &format!("'{name}'"))
-            .map_err(|e| format!("parameter '{name}': {e}"))?,
+            .map_err(|e| e.reason(&format!("parameter '{name}'")))?,
         None => json!({"type": "string"}),
     };
     if let Value::Object(object) = &mut schema {

@@ -1,19 +1,82 @@
 //! `$ref` resolution inside the document: local references (`#/components/...`) as JSON
 //! pointers (percent-decoded, then `~1` and `~0` unescaped). A reference to another file or URL
-//! is not followed: the operation that needs it is skipped.
+//! is not followed: the operation that needs it is skipped. A reference must point where its
+//! kind of object lives ([`Kind`]): a schema `$ref` to `#/servers/0` or `#` would otherwise copy
+//! parts of the document (internal server URLs, security schemes) into a public `inputSchema`.
 
 use serde_json::Value;
 
 /// The most `$ref` hops followed for one parameter, request body or path item.
 const MAX_HOPS: usize = 32;
 
+/// What a `$ref` stands for, and so where in the document it may point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// A Schema Object: under `#/components/schemas/`, or the `schema` of a parameter, media
+    /// type or header elsewhere in `#/components/` or `#/paths/`.
+    Schema,
+    /// A Parameter Object: under `#/components/parameters/`.
+    Parameter,
+    /// A Request Body Object: under `#/components/requestBodies/`.
+    RequestBody,
+    /// A Path Item Object: under `#/components/pathItems/` (3.1) or another path's.
+    PathItem,
+}
+
+/// The `#/components/` sections that hold objects with a `schema` (or are schemas).
+const SCHEMA_HOLDERS: [&str; 6] = [
+    "parameters",
+    "requestBodies",
+    "responses",
+    "headers",
+    "pathItems",
+    "callbacks",
+];
+
+impl Kind {
+    /// Whether a reference of this kind may point at `segments` (the unescaped segments of
+    /// its JSON pointer).
+    fn admits(self, segments: &[String]) -> bool {
+        let is = |i: usize, name: &str| segments.get(i).is_some_and(|s| s == name);
+        let named = |section: &str| is(0, "components") && is(1, section) && segments.len() >= 3;
+        match self {
+            Self::Schema => {
+                let holder = (is(0, "paths") && segments.len() >= 2)
+                    || SCHEMA_HOLDERS.iter().any(|section| named(section));
+                named("schemas") || (holder && segments.iter().skip(3).any(|s| s == "schema"))
+            }
+            Self::Parameter => named("parameters"),
+            Self::RequestBody => named("requestBodies"),
+            Self::PathItem => named("pathItems") || (is(0, "paths") && segments.len() == 2),
+        }
+    }
+
+    /// Where references of this kind may point, for messages.
+    fn places(self) -> &'static str {
+        match self {
+            Self::Schema => "schemas",
+            Self::Parameter => "parameters (#/components/parameters/)",
+            Self::RequestBody => "request bodies (#/components/requestBodies/)",
+            Self::PathItem => "path items (#/components/pathItems/, #/paths/)",
+        }
+    }
+}
+
 /// Why a `$ref` gives no value.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum RefError {
     /// A reference to another document.
     External(String),
-    /// A local reference that names nothing, or a chain of references that loops.
+    /// A local reference that names nothing.
     Unresolved(String),
+    /// A local reference outside the part of the document its kind of object lives in.
+    OutOfScope(String, Kind),
+    /// A chain of references that comes back to one of its references.
+    Cycle(String),
+    /// A chain of more than [`MAX_HOPS`] references.
+    TooLong(String),
+    /// A `$ref` whose value is not a string (shown as JSON, shortened).
+    NotString(String),
 }
 
 impl std::fmt::Display for RefError {
@@ -26,25 +89,62 @@ impl std::fmt::Display for RefError {
             Self::Unresolved(reference) => {
                 write!(f, "'{reference}' names nothing in the document")
             }
+            Self::OutOfScope(reference, Kind::Schema) => write!(
+                f,
+                "schema reference '{reference}' points outside the document's schemas"
+            ),
+            Self::OutOfScope(reference, kind) => write!(
+                f,
+                "'{reference}' points outside the document's {}",
+                kind.places()
+            ),
+            Self::Cycle(reference) => write!(f, "'{reference}' is a $ref cycle"),
+            Self::TooLong(reference) => {
+                write!(f, "'{reference}' is a chain of more than {MAX_HOPS} $refs")
+            }
+            Self::NotString(value) => write!(f, "$ref {value} is not a string"),
         }
     }
 }
 
-/// The value a local `$ref` names in `document`.
+/// A `$ref` value that is not a string, as JSON for a message (at most 60 characters).
+pub(crate) fn not_string(value: &Value) -> RefError {
+    let text = value.to_string();
+    RefError::NotString(if text.chars().count() > 60 {
+        format!("{}...", text.chars().take(57).collect::<String>())
+    } else {
+        text
+    })
+}
+
+/// The value a local `$ref` of `kind` names in `document`.
 ///
 /// # Errors
-/// [`RefError::External`] for a reference outside the document, [`RefError::Unresolved`] for a
+/// [`RefError::External`] for a reference outside the document, [`RefError::OutOfScope`] for
+/// one outside the part of the document where `kind` lives, [`RefError::Unresolved`] for a
 /// pointer to nothing.
-pub(crate) fn resolve<'a>(document: &'a Value, reference: &str) -> Result<&'a Value, RefError> {
+pub(crate) fn resolve<'a>(
+    document: &'a Value,
+    reference: &str,
+    kind: Kind,
+) -> Result<&'a Value, RefError> {
     let Some(fragment) = reference.strip_prefix('#') else {
         return Err(RefError::External(reference.to_string()));
     };
     let pointer = percent_decode(fragment);
-    if pointer.is_empty() {
-        return Ok(document);
-    }
-    if !pointer.starts_with('/') {
+    let segments: Vec<String> = pointer
+        .strip_prefix('/')
+        .map(|p| {
+            p.split('/')
+                .map(|s| s.replace("~1", "/").replace("~0", "~"))
+                .collect()
+        })
+        .unwrap_or_default();
+    if !pointer.starts_with('/') && !pointer.is_empty() {
         return Err(RefError::Unresolved(reference.to_string()));
+    }
+    if !kind.admits(&segments) {
+        return Err(RefError::OutOfScope(reference.to_string(), kind));
     }
     document
         .pointer(&pointer)
@@ -55,22 +155,31 @@ pub(crate) fn resolve<'a>(document: &'a Value, reference: &str) -> Result<&'a Va
 /// given as a reference).
 ///
 /// # Errors
-/// As [`resolve`]; a chain that loops is [`RefError::Unresolved`].
-pub(crate) fn follow<'a>(document: &'a Value, value: &'a Value) -> Result<&'a Value, RefError> {
+/// As [`resolve`]; [`RefError::Cycle`] for a chain that loops, [`RefError::TooLong`] for a
+/// longer one than [`MAX_HOPS`], [`RefError::NotString`] for a `$ref` that is no string.
+pub(crate) fn follow<'a>(
+    document: &'a Value,
+    value: &'a Value,
+    kind: Kind,
+) -> Result<&'a Value, RefError> {
     let mut current = value;
-    for _ in 0..MAX_HOPS {
-        match current.get("$ref").and_then(Value::as_str) {
-            Some(reference) => current = resolve(document, reference)?,
+    let mut seen: Vec<&str> = Vec::new();
+    loop {
+        match current.get("$ref") {
             None => return Ok(current),
+            Some(Value::String(reference)) => {
+                if seen.contains(&reference.as_str()) {
+                    return Err(RefError::Cycle(reference.clone()));
+                }
+                if seen.len() == MAX_HOPS {
+                    return Err(RefError::TooLong(seen[0].to_string()));
+                }
+                seen.push(reference);
+                current = resolve(document, reference, kind)?;
+            }
+            Some(other) => return Err(not_string(other)),
         }
     }
-    Err(RefError::Unresolved(
-        value
-            .get("$ref")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string(),
-    ))
 }
 
 /// A URI fragment's percent-escapes decoded (`%7B` → `{`); invalid escapes are kept as they
@@ -104,33 +213,127 @@ mod tests {
 
     #[test]
     fn local_refs_unescape_json_pointer_and_percent_escapes() {
-        let document =
-            json!({"paths": {"/pets/{id}": {"get": 1}}, "components": {"schemas": {"a~b": 2}}});
+        let document = json!({"paths": {"/pets/{id}": {"get": {"parameters": [{"schema": 1}]}}},
+                              "components": {"schemas": {"a~b": 2}}});
         assert_eq!(
-            resolve(&document, "#/paths/~1pets~1%7Bid%7D/get"),
+            resolve(
+                &document,
+                "#/paths/~1pets~1%7Bid%7D/get/parameters/0/schema",
+                Kind::Schema
+            ),
             Ok(&json!(1))
         );
         assert_eq!(
-            resolve(&document, "#/components/schemas/a~0b"),
+            resolve(&document, "#/components/schemas/a~0b", Kind::Schema),
             Ok(&json!(2))
         );
         assert_eq!(
-            resolve(&document, "#/components/schemas/nope"),
+            resolve(&document, "#/components/schemas/nope", Kind::Schema),
             Err(RefError::Unresolved("#/components/schemas/nope".into()))
         );
         assert_eq!(
-            resolve(&document, "other.yaml#/x"),
+            resolve(&document, "other.yaml#/x", Kind::Schema),
             Err(RefError::External("other.yaml#/x".into()))
         );
     }
 
     #[test]
-    fn follow_ends_at_the_target_and_refuses_loops() {
-        let document = json!({"a": {"$ref": "#/b"}, "b": {"name": "x"}, "c": {"$ref": "#/c"}});
+    fn a_ref_must_point_where_its_kind_of_object_lives() {
+        let document = json!({
+            "servers": [{"url": "https://internal.example.test"}],
+            "info": {"title": "t"},
+            "paths": {"/a": {"get": {}}},
+            "components": {
+                "schemas": {"S": {}},
+                "parameters": {"P": {"name": "p", "in": "query", "schema": {}}},
+                "requestBodies": {"B": {}},
+                "securitySchemes": {"key": {"type": "apiKey"}},
+                "pathItems": {"I": {}}
+            }
+        });
+        for reference in [
+            "#",
+            "#/",
+            "#/servers/0",
+            "#/servers",
+            "#/info",
+            "#/security",
+            "#/components/securitySchemes/key",
+            "#/components/schemas",
+            "#/components/parameters/P",
+            "#/paths/~1a",
+            "#/%73ervers/0",
+        ] {
+            assert_eq!(
+                resolve(&document, reference, Kind::Schema),
+                Err(RefError::OutOfScope(reference.into(), Kind::Schema)),
+                "{reference}"
+            );
+        }
         assert_eq!(
-            follow(&document, &json!({"$ref": "#/a"})),
+            resolve(&document, "#/servers/0", Kind::Schema)
+                .unwrap_err()
+                .to_string(),
+            "schema reference '#/servers/0' points outside the document's schemas"
+        );
+        assert!(resolve(&document, "#/components/parameters/P/schema", Kind::Schema).is_ok());
+        assert!(resolve(&document, "#/components/parameters/P", Kind::Parameter).is_ok());
+        assert!(resolve(&document, "#/components/requestBodies/B", Kind::RequestBody).is_ok());
+        assert!(resolve(&document, "#/components/pathItems/I", Kind::PathItem).is_ok());
+        assert!(resolve(&document, "#/paths/~1a", Kind::PathItem).is_ok());
+        assert_eq!(
+            resolve(&document, "#/components/schemas/S", Kind::Parameter)
+                .unwrap_err()
+                .to_string(),
+            "'#/components/schemas/S' points outside the document's parameters (#/components/parameters/)"
+        );
+        assert_eq!(
+            resolve(&document, "#/servers/0", Kind::RequestBody)
+                .unwrap_err()
+                .to_string(),
+            "'#/servers/0' points outside the document's request bodies (#/components/requestBodies/)"
+        );
+        assert_eq!(
+            resolve(&document, "#/paths/~1a/get", Kind::PathItem)
+                .unwrap_err()
+                .to_string(),
+            "'#/paths/~1a/get' points outside the document's path items (#/components/pathItems/, #/paths/)"
+        );
+    }
+
+    #[test]
+    fn follow_ends_at_the_target_and_names_cycles_and_bad_refs() {
+        let document = json!({"components": {"parameters": {
+            "a": {"$ref": "#/components/parameters/b"},
+            "b": {"name": "x"},
+            "c": {"$ref": "#/components/parameters/d"},
+            "d": {"$ref": "#/components/parameters/c"},
+            "n": {"$ref": 5}
+        }}});
+        let reference = |r: &str| json!({"$ref": r});
+        let a = reference("#/components/parameters/a");
+        assert_eq!(
+            follow(&document, &a, Kind::Parameter),
             Ok(&json!({"name": "x"}))
         );
-        assert!(follow(&document, &json!({"$ref": "#/c"})).is_err());
+        let c = reference("#/components/parameters/c");
+        assert_eq!(
+            follow(&document, &c, Kind::Parameter)
+                .unwrap_err()
+                .to_string(),
+            "'#/components/parameters/c' is a $ref cycle"
+        );
+        let n = reference("#/components/parameters/n");
+        assert_eq!(
+            follow(&document, &n, Kind::Parameter)
+                .unwrap_err()
+                .to_string(),
+            "$ref 5 is not a string"
+        );
+        let object = json!({"$ref": {"a": "b"}});
+        assert_eq!(
+            follow(&document, &object, Kind::Parameter),
+            Err(RefError::NotString("{\"a\":\"b\"}".into()))
+        );
     }
 }

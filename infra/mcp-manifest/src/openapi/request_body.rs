@@ -64,8 +64,8 @@ pub(crate) fn body(
     let Some(request_body) = operation.get("requestBody") else {
         return Ok(Body::None);
     };
-    let request_body =
-        refs::follow(document, request_body).map_err(|e| format!("request body {e}"))?;
+    let request_body = refs::follow(document, request_body, refs::Kind::RequestBody)
+        .map_err(|e| format!("request body {e}"))?;
     let content = request_body.get("content").and_then(Value::as_object);
     let Some(content) = content.filter(|c| !c.is_empty()) else {
         return Ok(Body::None);
@@ -83,7 +83,7 @@ pub(crate) fn body(
     let schema = match media.get("schema") {
         Some(schema) => translator
             .translate(schema, "the request body")
-            .map_err(|e| format!("request body: {e}"))?,
+            .map_err(|e| e.reason("request body"))?,
         None => json!({}),
     };
     let required = request_body.get("required") == Some(&Value::Bool(true));

@@ -8,7 +8,12 @@
 //!   `examples: [..]`;
 //! - OpenAPI-only keywords (`discriminator`, `xml`, `externalDocs`) and `x-` extensions are
 //!   dropped, as are the identifiers that would move a reference's base (`$id`, `$anchor`...);
-//! - a `pattern` the gateway's regex engine cannot compile is dropped with a warning.
+//! - a `pattern` the gateway's regex engine cannot compile is dropped with a warning, as are
+//!   `type` names JSON Schema does not know and `required` entries that are no property names;
+//! - the work is bounded: a `$ref` used many times is inlined at each use, so a chain of schemas
+//!   that each use the next twice doubles per level; an operation whose schemas expand to more
+//!   than [`MAX_NODES`] nodes (or the byte budget) is skipped, and a `$ref` cycle that never
+//!   descends into a property or item (which no instance could ever end) is refused.
 
 use std::collections::HashMap;
 
@@ -16,7 +21,18 @@ use mcp_gateway::registry::LazyValidator;
 use serde_json::{Map, Value, json};
 
 use super::document::Dialect;
-use super::refs::{self, RefError};
+use super::refs::{self, Kind, RefError};
+
+/// The most schema nodes the schemas of one operation may expand to.
+pub(crate) const MAX_NODES: usize = 200_000;
+
+/// The most schema nodes all operations' schemas may take to translate, skipped operations'
+/// included, unless the byte budget allows more: beyond, the import stops.
+pub(crate) const MAX_WORK_NODES: usize = 10 * MAX_NODES;
+
+/// The byte budget of one operation's schemas unless [`SchemaTranslator::with_max_bytes`] says
+/// otherwise: the manifest size limit's default.
+pub(crate) const DEFAULT_MAX_BYTES: usize = 16 * 1024 * 1024;
 
 /// Keywords dropped from every schema: OpenAPI-only ones, those translated separately, and the
 /// identifiers that would change how `#/$defs/...` references resolve.
@@ -59,10 +75,50 @@ const SCHEMA_LISTS: [&str; 4] = ["allOf", "anyOf", "oneOf", "prefixItems"];
 /// Keywords whose value maps names to schemas.
 const SCHEMA_MAPS: [&str; 3] = ["properties", "patternProperties", "dependentSchemas"];
 
+/// Keywords whose schemas apply to a member or item of the instance (not the instance itself):
+/// a `$ref` cycle through one of them ends with the instance.
+const DESCENDING: [&str; 9] = [
+    "properties",
+    "patternProperties",
+    "additionalProperties",
+    "items",
+    "prefixItems",
+    "contains",
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+];
+
 /// JSON Schema's type names.
 const TYPES: [&str; 7] = [
     "null", "boolean", "object", "array", "number", "string", "integer",
 ];
+
+/// Why a schema cannot be translated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum SchemaError {
+    /// A `$ref` that cannot be followed.
+    Ref(RefError),
+    /// The operation's schemas expand beyond the budget: the whole skip reason.
+    TooLarge(String),
+}
+
+impl From<RefError> for SchemaError {
+    fn from(error: RefError) -> Self {
+        Self::Ref(error)
+    }
+}
+
+impl SchemaError {
+    /// The skip reason, a reference error prefixed with where the schema is (`parameter 'x'`,
+    /// `request body`).
+    pub(crate) fn reason(self, at: &str) -> String {
+        match self {
+            Self::Ref(error) => format!("{at}: {error}"),
+            Self::TooLarge(reason) => reason,
+        }
+    }
+}
 
 /// Translates the schemas of one tool, collecting the `$defs` its recursive references need and
 /// the warnings (dropped patterns and types).
@@ -70,14 +126,23 @@ const TYPES: [&str; 7] = [
 pub(crate) struct SchemaTranslator<'a> {
     document: &'a Value,
     dialect: Dialect,
-    /// The references being expanded, outermost first.
-    expanding: Vec<String>,
+    /// The references being expanded, outermost first, with the [`Self::descents`] at which
+    /// each began.
+    expanding: Vec<(String, usize)>,
+    /// How many [`DESCENDING`] keywords the schema being translated is nested in.
+    descents: usize,
     /// The `$defs` name of each reference found to be recursive.
     def_names: HashMap<String, String>,
     defs: Map<String, Value>,
-    /// Translations of non-recursive references, reused for each further use.
-    inlined: HashMap<String, Value>,
+    /// Translations of non-recursive references, reused for each further use, with the nodes
+    /// and bytes each use adds.
+    inlined: HashMap<String, (Value, usize, usize)>,
     warnings: Vec<String>,
+    /// Schema nodes produced so far (each use of an inlined reference counting its own).
+    nodes: usize,
+    /// A lower bound of the bytes the produced schemas take as JSON.
+    bytes: usize,
+    max_bytes: usize,
 }
 
 impl<'a> SchemaTranslator<'a> {
@@ -87,28 +152,54 @@ impl<'a> SchemaTranslator<'a> {
             document,
             dialect,
             expanding: Vec::new(),
+            descents: 0,
             def_names: HashMap::new(),
             defs: Map::new(),
             inlined: HashMap::new(),
             warnings: Vec::new(),
+            nodes: 0,
+            bytes: 0,
+            max_bytes: DEFAULT_MAX_BYTES,
         }
+    }
+
+    /// The same with a byte budget of `max_bytes` (the manifest size limit).
+    pub(crate) fn with_max_bytes(mut self, max_bytes: usize) -> Self {
+        self.max_bytes = max_bytes;
+        self
+    }
+
+    /// The schema nodes translated so far (each use of an inlined reference counting its own).
+    pub(crate) fn nodes(&self) -> usize {
+        self.nodes
+    }
+
+    /// A lower bound of the bytes the schemas translated so far take as JSON.
+    pub(crate) fn bytes(&self) -> usize {
+        self.bytes
     }
 
     /// `schema` in JSON Schema 2020-12; `at` names it in warnings (an argument, `body`...).
     ///
     /// # Errors
-    /// A `$ref` that is external or names nothing.
-    pub(crate) fn translate(&mut self, schema: &Value, at: &str) -> Result<Value, RefError> {
+    /// A `$ref` that is external, out of place, names nothing, is no string or loops without
+    /// descending; or schemas over the budget.
+    pub(crate) fn translate(&mut self, schema: &Value, at: &str) -> Result<Value, SchemaError> {
         match schema {
-            Value::Bool(_) => Ok(schema.clone()),
+            Value::Bool(_) => {
+                self.charge(1, 5)?;
+                Ok(schema.clone())
+            }
             Value::Object(object) => match object.get("$ref") {
                 Some(Value::String(reference)) => self.reference(reference, object, at),
-                _ => Ok(Value::Object(self.object(object, at)?)),
+                Some(other) => Err(refs::not_string(other).into()),
+                None => Ok(Value::Object(self.object(object, at)?)),
             },
             _ => {
                 self.warnings.push(format!(
                     "the schema of {at} is not an object; it admits any value"
                 ));
+                self.charge(1, 2)?;
                 Ok(json!({}))
             }
         }
@@ -130,21 +221,57 @@ impl<'a> SchemaTranslator<'a> {
             .unwrap_or(translated)
     }
 
+    /// Counts `nodes` schema nodes of `bytes` bytes against the budget.
+    fn charge(&mut self, nodes: usize, bytes: usize) -> Result<(), SchemaError> {
+        self.nodes = self.nodes.saturating_add(nodes);
+        self.bytes = self.bytes.saturating_add(bytes);
+        if self.nodes > MAX_NODES {
+            return Err(SchemaError::TooLarge(format!(
+                "its schemas expand to more than {MAX_NODES} nodes (repeated $refs)"
+            )));
+        }
+        if self.bytes > self.max_bytes {
+            return Err(SchemaError::TooLarge(format!(
+                "its schemas expand to more than {} bytes (repeated $refs)",
+                self.max_bytes
+            )));
+        }
+        Ok(())
+    }
+
+    /// Counts a value copied as it is (an `enum`, a `default`...).
+    fn charge_value(&mut self, value: &Value) -> Result<(), SchemaError> {
+        let (nodes, bytes) = json_size(value);
+        self.charge(nodes, bytes)
+    }
+
     fn reference(
         &mut self,
         reference: &str,
         object: &Map<String, Value>,
         at: &str,
-    ) -> Result<Value, RefError> {
-        let target = if let Some(name) = self.def_names.get(reference) {
-            def_ref(name)
-        } else if self.expanding.iter().any(|r| r == reference) {
-            def_ref(&self.def_name(reference))
-        } else if let Some(inlined) = self.inlined.get(reference) {
-            inlined.clone()
+    ) -> Result<Value, SchemaError> {
+        let target = if let Some(name) = self.def_names.get(reference).cloned() {
+            self.charge(1, name.len() + 20)?;
+            def_ref(&name)
+        } else if let Some((_, descents)) = self.expanding.iter().find(|(r, _)| r == reference) {
+            if *descents == self.descents {
+                // Back at the same instance without descending: no validation could end.
+                return Err(RefError::Cycle(reference.to_string()).into());
+            }
+            let name = self.def_name(reference);
+            self.charge(1, name.len() + 20)?;
+            def_ref(&name)
+        } else if let Some((nodes, bytes)) = self.inlined.get(reference).map(|(_, n, b)| (*n, *b)) {
+            self.charge(nodes, bytes)?;
+            self.inlined
+                .get(reference)
+                .map(|(inlined, _, _)| inlined.clone())
+                .unwrap_or_default()
         } else {
-            let schema = refs::resolve(self.document, reference)?;
-            self.expanding.push(reference.to_string());
+            let schema = refs::resolve(self.document, reference, Kind::Schema)?;
+            let (nodes, bytes) = (self.nodes, self.bytes);
+            self.expanding.push((reference.to_string(), self.descents));
             let translated = self.translate(schema, at);
             self.expanding.pop();
             let translated = translated?;
@@ -152,8 +279,10 @@ impl<'a> SchemaTranslator<'a> {
                 self.defs.insert(name.clone(), translated);
                 def_ref(&name)
             } else {
-                self.inlined
-                    .insert(reference.to_string(), translated.clone());
+                self.inlined.insert(
+                    reference.to_string(),
+                    (translated.clone(), self.nodes - nodes, self.bytes - bytes),
+                );
                 translated
             }
         };
@@ -170,6 +299,7 @@ impl<'a> SchemaTranslator<'a> {
         if combined.is_empty() {
             return Ok(target);
         }
+        self.charge(1, 12)?;
         combined.insert("allOf".into(), Value::Array(vec![target]));
         Ok(Value::Object(combined))
     }
@@ -212,78 +342,106 @@ impl<'a> SchemaTranslator<'a> {
         &mut self,
         object: &Map<String, Value>,
         at: &str,
-    ) -> Result<Map<String, Value>, RefError> {
+    ) -> Result<Map<String, Value>, SchemaError> {
+        self.charge(1, 2)?;
         let mut out = Map::new();
         for (key, value) in object {
             let key_str = key.as_str();
             if key_str.starts_with("x-") || DROPPED.contains(&key_str) || key_str == "$ref" {
                 continue;
             }
-            let translated = if SCHEMA_MAPS.contains(&key_str) {
-                let Some(map) = value.as_object() else {
-                    continue;
-                };
-                let mut schemas = Map::new();
-                for (name, schema) in map {
-                    if key_str == "patternProperties" && !self.pattern_compiles(name, at) {
-                        continue;
-                    }
-                    let inner = if key_str == "properties" {
-                        child(at, name)
-                    } else {
-                        at.to_string()
-                    };
-                    schemas.insert(name.clone(), self.translate(schema, &inner)?);
-                }
-                Value::Object(schemas)
-            } else if SCHEMA_LISTS.contains(&key_str) {
-                let Some(list) = value.as_array() else {
-                    continue;
-                };
-                Value::Array(self.list(list, at)?)
-            } else if ONE_SCHEMA.contains(&key_str) {
-                self.translate(value, at)?
-            } else {
-                match key_str {
-                    "items" => {
-                        if let Value::Array(list) = value {
-                            // Draft 4's tuple form: 2020-12 says prefixItems.
-                            out.insert("prefixItems".into(), Value::Array(self.list(list, at)?));
-                            continue;
-                        }
-                        self.translate(value, &format!("{at}[]"))?
-                    }
-                    "pattern" => match value.as_str() {
-                        Some(pattern) if self.pattern_compiles(pattern, at) => value.clone(),
-                        _ => continue,
-                    },
-                    "type" => match self.types(value, at) {
-                        Some(types) => types,
-                        None => continue,
-                    },
-                    "required" => match required_names(value) {
-                        Some(names) => names,
-                        None => continue,
-                    },
-                    "examples" if !value.is_array() => continue,
-                    _ => value.clone(),
-                }
-            };
-            out.insert(key.clone(), translated);
+            let descends = DESCENDING.contains(&key_str);
+            self.descents += usize::from(descends);
+            let translated = self.keyword(key_str, value, at);
+            self.descents -= usize::from(descends);
+            if let Some((key, translated)) = translated? {
+                self.charge(0, key.len() + 4)?;
+                out.insert(key, translated);
+            }
         }
         exclusive_bounds(object, &mut out);
         if let Some(example) = object.get("example")
             && !out.contains_key("examples")
         {
+            self.charge_value(example)?;
             out.insert("examples".into(), Value::Array(vec![example.clone()]));
         }
         if object.get("nullable") == Some(&Value::Bool(true)) {
+            self.charge(1, 20)?;
             out = nullable(out);
         }
         Ok(out)
     }
 
-    fn list(&mut self, list: &[Value], at: &str) -> Result<Vec<Value>, RefError> {
+    /// One keyword of a schema object translated: the keyword and value to write, if any.
+    fn keyword(
+        &mut self,
+        key: &str,
+        value: &Value,
+        at: &str,
+    ) -> Result<Option<(String, Value)>, SchemaError> {
+        let translated = if SCHEMA_MAPS.contains(&key) {
+            let Some(map) = value.as_object() else {
+                return Ok(None);
+            };
+            self.charge(1, 2)?;
+            let mut schemas = Map::new();
+            for (name, schema) in map {
+                if key == "patternProperties" && !self.pattern_compiles(name, at) {
+                    continue;
+                }
+                let inner = if key == "properties" {
+                    child(at, name)
+                } else {
+                    at.to_string()
+                };
+                self.charge(0, name.len() + 4)?;
+                schemas.insert(name.clone(), self.translate(schema, &inner)?);
+            }
+            Value::Object(schemas)
+        } else if SCHEMA_LISTS.contains(&key) {
+            let Some(list) = value.as_array() else {
+                return Ok(None);
+            };
+            Value::Array(self.list(list, at)?)
+        } else if ONE_SCHEMA.contains(&key) {
+            self.translate(value, at)?
+        } else {
+            let copied = match key {
+                "items" => {
+                    if let Value::Array(list) = value {
+                        // Draft 4's tuple form: 2020-12 says prefixItems.
+                        let items = Value::Array(self.list(list, at)?);
+                        return Ok(Some(("prefixItems".into(), items)));
+                    }
+                    return Ok(Some((
+                        key.into(),
+                        self.translate(value, &format!("{at}[]"))?,
+                    )));
+                }
+                "pattern" => match value.as_str() {
+                    Some(pattern) if self.pattern_compiles(pattern, at) => value.clone(),
+                    _ => return Ok(None),
+                },
+                "type" => match self.types(value, at) {
+                    Some(types) => types,
+                    None => return Ok(None),
+                },
+                "required" => match self.required_names(value, at) {
+                    Some(names) => names,
+                    None => return Ok(None),
+                },
+                "examples" if !value.is_array() => return Ok(None),
+                _ => value.clone(),
+            };
+            self.charge_value(&copied)?;
+            copied
+        };
+        Ok(Some((key.into(), translated)))
+    }
+
+    fn list(&mut self, list: &[Value], at: &str) -> Result<Vec<Value>, SchemaError> {
+        self.charge(1, 2)?;
         list.iter()
             .map(|schema| self.translate(schema, at))
             .collect()
@@ -302,15 +460,24 @@ impl<'a> SchemaTranslator<'a> {
         }
     }
 
-    /// `type` with the names JSON Schema knows (a 2.0 `file` is dropped with a warning).
+    /// `type` with the names JSON Schema knows; the others (a 2.0 `file`...) and an empty list
+    /// are dropped with a warning.
     fn types(&mut self, value: &Value, at: &str) -> Option<Value> {
         let known = |t: &Value| t.as_str().is_some_and(|t| TYPES.contains(&t));
         match value {
             Value::String(_) if known(value) => Some(value.clone()),
+            Value::Array(list) if list.is_empty() => {
+                self.warnings
+                    .push(format!("dropped type [] of {at}: it names no type"));
+                None
+            }
             Value::Array(list) => {
                 let mut kept: Vec<Value> = Vec::new();
-                for t in list.iter().filter(|t| known(t)) {
-                    if !kept.contains(t) {
+                for t in list {
+                    if !known(t) {
+                        self.warnings
+                            .push(format!("dropped type {t} of {at}: not a JSON Schema type"));
+                    } else if !kept.contains(t) {
                         kept.push(t.clone());
                     }
                 }
@@ -323,6 +490,50 @@ impl<'a> SchemaTranslator<'a> {
                 None
             }
         }
+    }
+
+    /// `required` as a list of unique names: the entries that are no strings, or a `required`
+    /// that is no list (a 3.0 `required: true` on a property), dropped with a warning.
+    fn required_names(&mut self, value: &Value, at: &str) -> Option<Value> {
+        let Some(list) = value.as_array() else {
+            self.warnings.push(format!(
+                "dropped required {value} of {at}: not a list of property names (a property is required by its object's 'required' list)"
+            ));
+            return None;
+        };
+        let mut names: Vec<Value> = Vec::new();
+        let mut dropped: Vec<String> = Vec::new();
+        for name in list {
+            if !name.is_string() {
+                dropped.push(name.to_string());
+            } else if !names.contains(name) {
+                names.push(name.clone());
+            }
+        }
+        if !dropped.is_empty() {
+            self.warnings.push(format!(
+                "dropped required entries {} of {at}: not property names",
+                dropped.join(", ")
+            ));
+        }
+        Some(Value::Array(names))
+    }
+}
+
+/// The JSON nodes of a value and a lower bound of its bytes as JSON.
+fn json_size(value: &Value) -> (usize, usize) {
+    match value {
+        Value::Null | Value::Bool(_) => (1, 4),
+        Value::Number(_) => (1, 1),
+        Value::String(s) => (1, s.len() + 2),
+        Value::Array(items) => items.iter().fold((1, 2), |(n, b), item| {
+            let (in_, ib) = json_size(item);
+            (n + in_, b + ib + 1)
+        }),
+        Value::Object(members) => members.iter().fold((1, 2), |(n, b), (key, member)| {
+            let (mn, mb) = json_size(member);
+            (n + mn, b + key.len() + 4 + mb)
+        }),
     }
 }
 
@@ -337,21 +548,6 @@ fn child(at: &str, name: &str) -> String {
         Some(parent) => format!("'{parent}.{name}'"),
         None => format!("'{name}'"),
     }
-}
-
-/// `required` as a list of unique names, or `None` when it is no list of strings.
-fn required_names(value: &Value) -> Option<Value> {
-    let list = value.as_array()?;
-    let mut names: Vec<Value> = Vec::new();
-    for name in list {
-        if !name.is_string() {
-            return None;
-        }
-        if !names.contains(name) {
-            names.push(name.clone());
-        }
-    }
-    Some(Value::Array(names))
 }
 
 /// 3.0's boolean `exclusiveMinimum`/`exclusiveMaximum` (with `minimum`/`maximum`) in
@@ -533,11 +729,11 @@ mod tests {
         let mut translator = SchemaTranslator::new(&document, Dialect::V3_0);
         assert!(matches!(
             translator.translate(&json!({"$ref": "common.yaml#/Pet"}), "'x'"),
-            Err(RefError::External(_))
+            Err(SchemaError::Ref(RefError::External(_)))
         ));
         assert!(matches!(
             translator.translate(&json!({"$ref": "#/components/schemas/Nope"}), "'x'"),
-            Err(RefError::Unresolved(_))
+            Err(SchemaError::Ref(RefError::Unresolved(_)))
         ));
     }
 }

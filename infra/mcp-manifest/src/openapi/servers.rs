@@ -5,6 +5,8 @@
 use serde_json::{Map, Value};
 use url::Url;
 
+use super::document::redacted;
+
 /// Why an operation has no usable server URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum ServerError {
@@ -20,7 +22,8 @@ pub(crate) enum ServerError {
 ///
 /// # Errors
 /// [`ServerError::NeedsBaseUrl`] for a relative or missing URL without `base_url`,
-/// [`ServerError::Unusable`] for a URL that is no http(s) URL or has an unknown variable.
+/// [`ServerError::Unusable`] for a URL that is no http(s) URL, carries a user name or password,
+/// a query or fragment, has an unknown variable or one whose default holds `{` or `}`.
 pub(crate) fn server_url(
     document: &Value,
     path_item: &Map<String, Value>,
@@ -73,26 +76,35 @@ fn absolute(url: &str, base_url: Option<&Url>) -> Result<String, ServerError> {
             if url.is_empty() || url == "/" {
                 return Ok(base.as_str().to_string());
             }
-            let joined = base
-                .join(url)
-                .map_err(|e| ServerError::Unusable(format!("server URL '{url}': {e}")))?;
+            let joined = base.join(url).map_err(|e| {
+                ServerError::Unusable(format!("server URL '{}': {e}", redacted(url)))
+            })?;
             check_http(&joined, joined.as_str()).map(|()| joined.as_str().to_string())
         }
         Err(error) => Err(ServerError::Unusable(format!(
-            "the server URL '{url}' is not a URL ({error})"
+            "the server URL '{}' is not a URL ({error})",
+            redacted(url)
         ))),
     }
 }
 
 fn check_http(url: &Url, text: &str) -> Result<(), ServerError> {
+    if !url.username().is_empty() || url.password().is_some() {
+        // The gateway refuses such endpoints: reqwest would send them as `Authorization: Basic`.
+        return Err(ServerError::Unusable(
+            "the server URL carries a user name or password".into(),
+        ));
+    }
     if !matches!(url.scheme(), "http" | "https") || !url.has_host() {
         return Err(ServerError::Unusable(format!(
-            "the server URL '{text}' is not an http(s) URL"
+            "the server URL '{}' is not an http(s) URL",
+            redacted(text)
         )));
     }
     if url.query().is_some() || url.fragment().is_some() {
         return Err(ServerError::Unusable(format!(
-            "the server URL '{text}' has a query or fragment"
+            "the server URL '{}' has a query or fragment",
+            redacted(text)
         )));
     }
     Ok(())
@@ -112,7 +124,8 @@ fn substitute_variables(server: &Value) -> Result<String, ServerError> {
         url.push_str(&rest[..open]);
         let Some(close) = rest[open..].find('}') else {
             return Err(ServerError::Unusable(format!(
-                "the server URL '{template}' has an unclosed '{{'"
+                "the server URL '{}' has an unclosed '{{'",
+                redacted(template)
             )));
         };
         let name = &rest[open + 1..open + close];
@@ -132,11 +145,24 @@ fn substitute_variables(server: &Value) -> Result<String, ServerError> {
             })
             .ok_or_else(|| {
                 ServerError::Unusable(format!(
-                    "server variable '{name}' of '{template}' has no default"
+                    "server variable '{name}' of '{}' has no default",
+                    redacted(template)
                 ))
             })?;
+        if value.contains(['{', '}']) {
+            return Err(ServerError::Unusable(format!(
+                "server variable '{name}' of '{}' has a default with '{{' or '}}', which no URL holds",
+                redacted(template)
+            )));
+        }
         url.push_str(&value);
         rest = &rest[open + close + 1..];
+    }
+    if rest.contains('}') {
+        return Err(ServerError::Unusable(format!(
+            "the server URL '{}' has an unopened '}}'",
+            redacted(template)
+        )));
     }
     url.push_str(rest);
     Ok(url)
@@ -234,6 +260,59 @@ mod tests {
         assert_eq!(
             server_url(&document, &empty, &empty, None).unwrap(),
             "https://doc.test"
+        );
+        let ftp = json!({"servers": [{"url": "ftp://x.test"}]});
+        assert!(matches!(url_of(&ftp, None), Err(ServerError::Unusable(_))));
+    }
+
+    #[test]
+    fn a_server_url_with_user_info_is_unusable_and_not_shown() {
+        for url in [
+            "https://user:secret@api.example.test/v1",
+            "https://user@api.example.test/v1",
+            "https://{credentials}api.example.test",
+        ] {
+            let document = json!({"servers": [{"url": url,
+                "variables": {"credentials": {"default": "user:secret@"}}}]});
+            assert_eq!(
+                url_of(&document, None),
+                Err(ServerError::Unusable(
+                    "the server URL carries a user name or password".into()
+                )),
+                "{url}"
+            );
+        }
+        let relative = json!({"servers": [{"url": "//user:secret@api.example.test/v1"}]});
+        assert_eq!(
+            url_of(&relative, None),
+            Err(ServerError::Unusable(
+                "the server URL carries a user name or password".into()
+            ))
+        );
+        let unparsable =
+            json!({"servers": [{"url": "https://user:secret@api.example.test:99999/"}]});
+        let Err(ServerError::Unusable(message)) = url_of(&unparsable, None) else {
+            panic!("unusable expected");
+        };
+        assert!(!message.contains("secret"), "{message}");
+    }
+
+    #[test]
+    fn a_variable_default_with_braces_makes_the_server_unusable() {
+        let document = json!({"servers": [{"url": "https://api.example.test/{base}",
+            "variables": {"base": {"default": "v1/{tenant}"}}}]});
+        assert_eq!(
+            url_of(&document, None),
+            Err(ServerError::Unusable(
+                "server variable 'base' of 'https://api.example.test/{base}' has a default with '{' or '}', which no URL holds".into()
+            ))
+        );
+        let unopened = json!({"servers": [{"url": "https://api.example.test/v1}"}]});
+        assert_eq!(
+            url_of(&unopened, None),
+            Err(ServerError::Unusable(
+                "the server URL 'https://api.example.test/v1}' has an unopened '}'".into()
+            ))
         );
         let ftp = json!({"servers": [{"url": "ftp://x.test"}]});
         assert!(matches!(url_of(&ftp, None), Err(ServerError::Unusable(_))));

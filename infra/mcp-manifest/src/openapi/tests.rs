@@ -346,3 +346,232 @@ fn m3_no_operation_is_a_refusal() {
         ])
     );
 }
+
+/// A document whose `S0` (a POST body) uses `S1` twice, `S1` uses `S2` twice... `S39`:
+/// inlined at every use, it would expand to 2^40 schemas.
+fn ref_bomb() -> Value {
+    let mut schemas = serde_json::Map::new();
+    for i in 0..40 {
+        let next = json!({"$ref": format!("#/components/schemas/S{}", i + 1)});
+        schemas.insert(
+            format!("S{i}"),
+            json!({"type": "object", "properties": {"a": next, "b": next}}),
+        );
+    }
+    schemas.insert("S40".into(), json!({"type": "string"}));
+    let mut document = document(&json!({
+        "/x": {"post": {"operationId": "op", "requestBody": {"content": {"application/json": {
+            "schema": {"$ref": "#/components/schemas/S0"}}}}}},
+        "/pets": {"get": {"operationId": "listPets"}}
+    }));
+    document["components"]["schemas"] = Value::Object(schemas);
+    document
+}
+
+#[test]
+fn m3_repeated_refs_that_expand_past_the_budget_skip_the_operation() {
+    let started = std::time::Instant::now();
+    let outcome = import(&ref_bomb(), &Options::default());
+    assert_eq!(names(&outcome), ["listPets"]);
+    assert_eq!(
+        outcome.lines,
+        ["skipped POST /x (op): its schemas expand to more than 200000 nodes (repeated $refs)"]
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn m3_the_tools_schemas_over_max_bytes_stop_the_import() {
+    let mut document = ref_bomb();
+    let mut paths = serde_json::Map::new();
+    for i in 0..50 {
+        // S30 expands to 2^10 schemas: each operation fits, all of them do not.
+        paths.insert(
+            format!("/p{i}"),
+            json!({"post": {"operationId": format!("p{i}"), "requestBody": {"content": {
+                "application/json": {"schema": {"$ref": "#/components/schemas/S30"}}}}}}),
+        );
+    }
+    document["paths"] = Value::Object(paths);
+    let options = Options {
+        max_bytes: Some(200_000),
+        ..Options::default()
+    };
+    let outcome = import(&document, &options);
+    assert!(outcome.tools.len() < 50);
+    assert_eq!(
+        outcome.refusal(&Filters::default()),
+        Some(vec![
+            "the manifest would be over the limit of 200000 bytes (--max-bytes): the tools' input schemas alone take more; nothing written".to_string()
+        ])
+    );
+}
+
+#[test]
+fn m3_a_schema_ref_cycle_that_never_descends_is_skipped_and_a_recursive_one_is_not() {
+    let mut doc = document(&json!({
+        "/loop": {"post": {"operationId": "loop", "requestBody": {"content": {"application/json": {
+            "schema": {"type": "object", "properties": {"a": {"$ref": "#/components/schemas/A"}}}}}}}},
+        "/any": {"post": {"operationId": "any", "requestBody": {"content": {"application/json": {
+            "schema": {"$ref": "#/components/schemas/C"}}}}}},
+        "/tree": {"post": {"operationId": "tree", "requestBody": {"content": {"application/json": {
+            "schema": {"$ref": "#/components/schemas/T"}}}}}}
+    }));
+    doc["components"]["schemas"] = json!({
+        "A": {"$ref": "#/components/schemas/B"},
+        "B": {"$ref": "#/components/schemas/A"},
+        "C": {"anyOf": [{"$ref": "#/components/schemas/C"}, {"type": "string"}]},
+        "T": {"type": "object", "properties": {"kids": {"type": "array", "items": {
+            "allOf": [{"$ref": "#/components/schemas/T"}]}}}}
+    });
+    let outcome = import(&doc, &Options::default());
+    assert_eq!(names(&outcome), ["tree"]);
+    assert_eq!(
+        outcome.lines,
+        [
+            "skipped POST /loop (loop): request body: '#/components/schemas/A' is a $ref cycle",
+            "skipped POST /any (any): request body: '#/components/schemas/C' is a $ref cycle",
+        ]
+    );
+}
+
+#[test]
+fn m3_refs_must_point_where_their_kind_of_object_lives() {
+    let mut doc = document(&json!({
+        "/server": {"post": {"operationId": "server", "requestBody": {"content": {"application/json": {
+            "schema": {"type": "object", "properties": {"u": {"$ref": "#/servers/0"}}}}}}}},
+        "/root": {"get": {"operationId": "root", "parameters": [
+            {"name": "q", "in": "query", "schema": {"$ref": "#"}}]}},
+        "/schemes": {"get": {"operationId": "schemes", "parameters": [
+            {"name": "q", "in": "query", "schema": {"$ref": "#/components/securitySchemes/key"}}]}},
+        "/param": {"get": {"operationId": "param", "parameters": [{"$ref": "#/components/schemas/Pet"}]}},
+        "/body": {"post": {"operationId": "body", "requestBody": {"$ref": "#/info"}}},
+        "/item": {"$ref": "#/servers/0"},
+        "/fine": {"get": {"operationId": "fine", "parameters": [
+            {"name": "limit", "in": "query", "schema": {"$ref": "#/components/parameters/Limit/schema"}}]}}
+    }));
+    doc["components"]["securitySchemes"] =
+        json!({"key": {"type": "apiKey", "in": "header", "name": "X-Key"}});
+    doc["components"]["parameters"] =
+        json!({"Limit": {"name": "limit", "in": "query", "schema": {"type": "integer"}}});
+    let outcome = import(&doc, &Options::default());
+    assert_eq!(names(&outcome), ["fine"]);
+    assert_eq!(
+        outcome.lines,
+        [
+            "skipped POST /server (server): request body: schema reference '#/servers/0' points outside the document's schemas",
+            "skipped GET /root (root): parameter 'q': schema reference '#' points outside the document's schemas",
+            "skipped GET /schemes (schemes): parameter 'q': schema reference '#/components/securitySchemes/key' points outside the document's schemas",
+            "skipped GET /param (param): parameter '#/components/schemas/Pet' points outside the document's parameters (#/components/parameters/)",
+            "skipped POST /body (body): request body '#/info' points outside the document's request bodies (#/components/requestBodies/)",
+            "skipped /item: its path item '#/servers/0' points outside the document's path items (#/components/pathItems/, #/paths/)",
+        ]
+    );
+    let schema = serde_json::to_string(&tool(&outcome, "fine")["inputSchema"]).unwrap();
+    assert!(!schema.contains("example.test"), "{schema}");
+}
+
+#[test]
+fn m3_ref_cycles_of_parameters_request_bodies_and_path_items_are_named_cycles() {
+    let mut doc = document(&json!({
+        "/p": {"get": {"operationId": "p", "parameters": [{"$ref": "#/components/parameters/A"}]}},
+        "/b": {"post": {"operationId": "b", "requestBody": {"$ref": "#/components/requestBodies/A"}}},
+        "/i": {"$ref": "#/components/pathItems/A"}
+    }));
+    doc["components"]["parameters"] = json!({
+        "A": {"$ref": "#/components/parameters/B"}, "B": {"$ref": "#/components/parameters/A"}});
+    doc["components"]["requestBodies"] = json!({"A": {"$ref": "#/components/requestBodies/A"}});
+    doc["components"]["pathItems"] = json!({"A": {"$ref": "#/components/pathItems/A"}});
+    let outcome = import(&doc, &Options::default());
+    assert_eq!(
+        outcome.lines,
+        [
+            "skipped GET /p (p): parameter '#/components/parameters/A' is a $ref cycle",
+            "skipped POST /b (b): request body '#/components/requestBodies/A' is a $ref cycle",
+            "skipped /i: its path item '#/components/pathItems/A' is a $ref cycle",
+        ]
+    );
+}
+
+#[test]
+fn m3_server_urls_with_user_info_or_braces_in_a_default_skip_only_their_operation() {
+    let outcome = import(
+        &document(&json!({
+            "/secret": {"get": {"operationId": "secret",
+                "servers": [{"url": "https://svc:hunter2@internal.example.test"}]}},
+            "/braces": {"get": {"operationId": "braces", "servers": [{
+                "url": "https://api.example.test/{base}",
+                "variables": {"base": {"default": "v1/{tenant}"}}}]}},
+            "/pets": {"get": {"operationId": "listPets"}}
+        })),
+        &Options::default(),
+    );
+    assert_eq!(names(&outcome), ["listPets"]);
+    assert_eq!(
+        outcome.lines,
+        [
+            "skipped GET /secret (secret): the server URL carries a user name or password",
+            "skipped GET /braces (braces): server variable 'base' of 'https://api.example.test/{base}' has a default with '{' or '}', which no URL holds",
+        ]
+    );
+    let manifest = manifest::single_route("pets", &json!({}), outcome.tools);
+    assert!(manifest::checked_text(&manifest, "pets", 1 << 20).is_ok());
+}
+
+#[test]
+fn m3_what_was_silently_dropped_is_now_said() {
+    let outcome = import(
+        &document(&json!({
+            "/twice": {"get": {"operationId": "twice", "parameters": [
+                {"name": "limit", "in": "query", "schema": {"type": "integer"}},
+                {"name": "limit", "in": "query", "schema": {"type": "string"}}]}},
+            "/ref": {"post": {"operationId": "badRef", "requestBody": {"content": {"application/json": {
+                "schema": {"type": "object", "properties": {"a": {"$ref": 7}}}}}}}},
+            "/param-ref": {"get": {"operationId": "badParamRef", "parameters": [{"$ref": ["x"]}]}},
+            "/pets": {"post": {"operationId": "addPet", "requestBody": {"content": {"application/json": {
+                "schema": {"type": "object", "required": ["name", 1, true], "properties": {
+                    "name": {"type": "string"},
+                    "tag": {"type": []},
+                    "file": {"type": ["string", "file"]},
+                    "age": {"type": "integer", "required": true}}}}}}}}
+        })),
+        &Options::default(),
+    );
+    assert_eq!(names(&outcome), ["addPet"]);
+    assert_eq!(
+        outcome.lines,
+        [
+            "skipped GET /twice (twice): query parameter 'limit' is listed twice",
+            "skipped POST /ref (badRef): request body: $ref 7 is not a string",
+            "skipped GET /param-ref (badParamRef): parameter $ref [\"x\"] is not a string",
+            "warning: POST /pets (addPet): dropped required entries 1, true of the request body: not property names",
+            "warning: POST /pets (addPet): dropped type [] of 'tag': it names no type",
+            "warning: POST /pets (addPet): dropped type \"file\" of 'file': not a JSON Schema type",
+            "warning: POST /pets (addPet): dropped required true of 'age': not a list of property names (a property is required by its object's 'required' list)",
+        ]
+    );
+    let schema = &tool(&outcome, "addPet")["inputSchema"];
+    assert_eq!(schema["properties"]["file"]["type"], json!(["string"]));
+    assert_eq!(schema["properties"]["tag"], json!({}));
+}
+
+#[test]
+fn m3_a_path_level_parameter_is_still_replaced_by_the_operations() {
+    let outcome = import(
+        &document(&json!({"/pets": {
+            "parameters": [{"name": "limit", "in": "query", "schema": {"type": "integer"}}],
+            "get": {"operationId": "listPets", "parameters": [
+                {"name": "limit", "in": "query", "schema": {"type": "string"}}]}
+        }})),
+        &Options::default(),
+    );
+    assert!(outcome.lines.is_empty(), "{:?}", outcome.lines);
+    assert_eq!(
+        tool(&outcome, "listPets")["inputSchema"]["properties"]["limit"]["type"],
+        "string"
+    );
+}
