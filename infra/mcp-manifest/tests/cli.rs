@@ -5,6 +5,9 @@
 use std::process::Command;
 
 use serde_json::{Value, json};
+use support::{mcp_local_binary, printed_endpoint};
+
+mod support;
 
 fn run(args: &[&str]) -> (i32, String) {
     let output = Command::new(env!("CARGO_BIN_EXE_mcp-manifest"))
@@ -287,23 +290,8 @@ fn m1_new_route_refuses_keys_that_break_p3_and_folders_that_exist() {
     );
 }
 
-/// The `mcp-local` binary of this workspace's target folder, built when it is missing.
-fn mcp_local_binary() -> std::path::PathBuf {
-    let path = std::path::Path::new(env!("CARGO_BIN_EXE_mcp-manifest"))
-        .with_file_name(format!("mcp-local{}", std::env::consts::EXE_SUFFIX));
-    if !path.exists() {
-        let status = Command::new(env!("CARGO"))
-            .args(["build", "--quiet", "-p", "mcp-local", "--bin", "mcp-local"])
-            .status()
-            .expect("cargo runs");
-        assert!(status.success(), "cargo build -p mcp-local");
-    }
-    path
-}
-
 #[test]
 fn m1_mcp_local_serves_a_scaffolded_route_at_its_path() {
-    use std::io::{BufRead, BufReader};
     use std::process::Stdio;
 
     let dir = temp_dir("serve").join("payroll");
@@ -333,20 +321,7 @@ fn m1_mcp_local_serves_a_scaffolded_route_at_its_path() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("mcp-local starts");
-    // Read stderr to its end on a thread of its own: a closed pipe would fail the server's
-    // later writes.
-    let stderr = child.stderr.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if let Some(rest) = line.strip_prefix("mcp-local: MCP endpoint ") {
-                let _ = tx.send(rest.split(' ').next().unwrap_or_default().to_string());
-            }
-        }
-    });
-    let endpoint = rx
-        .recv_timeout(std::time::Duration::from_secs(30))
-        .expect("mcp-local prints its endpoint");
+    let endpoint = printed_endpoint(&mut child);
     let output = Command::new("curl")
         .args([
             "-s",

@@ -3,13 +3,14 @@
 //! sample Tool Service implements a few Petstore operations on loopback; the README's own
 //! commands are run, and further operations reach that REST service through the gateway.
 
-use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::Duration;
 
 use serde_json::{Value, json};
+use support::{mcp_local_binary, printed_endpoint};
+
+mod support;
 
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -30,20 +31,6 @@ fn readme_blocks(language: &str) -> Vec<String> {
         rest = &after[close + 3..];
     }
     blocks
-}
-
-/// The `mcp-local` binary of this workspace's target folder, built when it is missing.
-fn mcp_local_binary() -> PathBuf {
-    let path = Path::new(env!("CARGO_BIN_EXE_mcp-manifest"))
-        .with_file_name(format!("mcp-local{}", std::env::consts::EXE_SUFFIX));
-    if !path.exists() {
-        let status = Command::new(env!("CARGO"))
-            .args(["build", "--quiet", "-p", "mcp-local", "--bin", "mcp-local"])
-            .status()
-            .expect("cargo runs");
-        assert!(status.success(), "cargo build -p mcp-local");
-    }
-    path
 }
 
 fn free_port() -> u16 {
@@ -101,18 +88,7 @@ fn start_server(block: &str, sample_port: u16) -> Server {
         server.env(name, value);
     }
     let mut child = server.spawn().expect("mcp-local starts");
-    let stderr = child.stderr.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if let Some(rest) = line.strip_prefix("mcp-local: MCP endpoint ") {
-                let _ = tx.send(rest.split(' ').next().unwrap_or_default().to_string());
-            }
-        }
-    });
-    let endpoint = rx
-        .recv_timeout(Duration::from_secs(30))
-        .expect("mcp-local prints its endpoint");
+    let endpoint = printed_endpoint(&mut child);
     Server { child, endpoint }
 }
 

@@ -2,33 +2,11 @@
 //! the same name and `in`) as tool arguments: `path`, `query` and `header` arguments under their
 //! own names (CONTRACT M2), with what the gateway cannot send refused.
 
+use mcp_gateway::registry::RESERVED_HEADERS;
 use serde_json::{Map, Value, json};
 
 use super::refs;
 use super::schema::SchemaTranslator;
-
-/// Header names the gateway sets or forwards itself (CONTRACT M2), lower case.
-const RESERVED_HEADERS: [&str; 19] = [
-    "guid",
-    "x-request-id",
-    "employee-no",
-    "virtual-employee-no",
-    "mcp-session-id",
-    "host",
-    "content-length",
-    "content-type",
-    "accept",
-    "user-agent",
-    "authorization",
-    "cookie",
-    "connection",
-    "transfer-encoding",
-    "te",
-    "upgrade",
-    "trailer",
-    "keep-alive",
-    "proxy-authorization",
-];
 
 /// Header parameters OpenAPI itself says are ignored: dropped from the tool, not the operation.
 const IGNORED_HEADERS: [&str; 3] = ["accept", "content-type", "authorization"];
