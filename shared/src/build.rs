@@ -176,8 +176,6 @@ impl SourceChain {
     /// # Errors
     /// [`RegistryError::Unreadable`] when an HTTP client cannot be built.
     pub async fn from_config(config: &Config) -> Result<Self, RegistryError> {
-        // Overlaps the source's set-up (an S3 client, say) and fetch.
-        crate::registry::prepare_schema_checks();
         let primary = source_for(&config.registry_source).await?;
         let sample = RegistrySource::Baked("sample".into());
         let fallback: Option<Box<dyn SnapshotSource>> = (config.profile == Profile::Local

@@ -10,7 +10,5 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    // Overlaps argument parsing, configuration and the manifest's fetch.
-    mcp_gateway::registry::prepare_schema_checks();
     mcp_local::start::run(mcp_local::args::Args::parse()).await
 }

@@ -18,7 +18,11 @@ pub(super) fn handle(
         return MethodOutcome::Error(ErrorObject::invalid_params("cursor is not supported"));
     }
     match call.route {
-        Some(route) => result(call.encode(id, &route.tools_list_result(), true)),
+        Some(route) => {
+            let list = route.tools_list_result();
+            // The envelope and the era's fields around the list: a few hundred bytes.
+            result(call.encode_sized(id, &list, true, list.text_len() + 512))
+        }
         None => MethodOutcome::Error(ErrorObject::internal_error(call.unavailable_reason)),
     }
 }

@@ -2,14 +2,13 @@
 //! (CONTRACT R5, X2).
 //!
 //! A cold start pays for what the instance serves, not for the size of its manifest: the load
-//! checks every schema against its meta-schema (the check that finds almost every invalid
-//! schema), and compiles at load only a schema whose compilation could still fail after that
-//! check (one with references, regular expressions or a `$schema` of its own). An invalid
-//! schema is therefore a load failure with the message a compilation gives, never a surprise at
-//! the first call.
+//! proves a schema valid by reading its text (`compile::schema_check`), or, for a tool checked
+//! in full, checks it against its meta-schema ([`LazyValidator::check`]); it compiles at load
+//! only a schema whose validity the compiler alone decides. An invalid schema is therefore a
+//! load failure with the message a compilation gives, never a surprise at the first call.
 
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -33,15 +32,47 @@ const COMPILED_AT_LOAD: [&str; 10] = [
 /// A JSON Schema checked at load and compiled on first use (CONTRACT R5, X2).
 pub struct LazyValidator {
     /// The schema's compact JSON text, parsed again only to compile it.
-    schema: Box<RawValue>,
+    schema: SchemaText,
     compiled: OnceLock<jsonschema::Validator>,
     compilations: AtomicU32,
+}
+
+/// Where a [`LazyValidator`] reads its schema's text when it compiles it.
+pub(crate) enum SchemaText {
+    /// The schema's own text.
+    Own(Box<RawValue>),
+    /// A member of the tool's `tools/list` entry (`inputSchema` or `outputSchema`): the entry
+    /// is the only copy of the schema an instance keeps.
+    Member(Arc<Box<RawValue>>, &'static str),
+}
+
+impl SchemaText {
+    fn len(&self) -> usize {
+        match self {
+            Self::Own(text) => text.get().len(),
+            Self::Member(entry, _) => entry.get().len(),
+        }
+    }
+
+    /// The schema, parsed.
+    pub(crate) fn parse(&self) -> Result<Value, String> {
+        match self {
+            Self::Own(text) => serde_json::from_str(text.get()).map_err(|e| e.to_string()),
+            Self::Member(entry, member) => {
+                let mut object: serde_json::Map<String, Value> =
+                    serde_json::from_str(entry.get()).map_err(|e| e.to_string())?;
+                object
+                    .swap_remove(*member)
+                    .ok_or_else(|| format!("the entry has no {member}"))
+            }
+        }
+    }
 }
 
 impl std::fmt::Debug for LazyValidator {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LazyValidator")
-            .field("schema_bytes", &self.schema.get().len())
+            .field("schema_bytes", &self.schema.len())
             .field("compiled", &self.is_compiled())
             .finish_non_exhaustive()
     }
@@ -71,10 +102,25 @@ impl LazyValidator {
         }
         let schema = serde_json::value::to_raw_value(schema).map_err(|e| e.to_string())?;
         Ok(Self {
-            schema,
+            schema: SchemaText::Own(schema),
             compiled,
             compilations: AtomicU32::new(compilations),
         })
+    }
+
+    /// A schema the load proved valid without compiling it (`compiled`: `None`), or compiled
+    /// at load (`Some`); read from `schema` when it is compiled on first use.
+    pub(crate) fn checked(schema: SchemaText, compiled: Option<jsonschema::Validator>) -> Self {
+        let compilations = u32::from(compiled.is_some());
+        let cell = OnceLock::new();
+        if let Some(validator) = compiled {
+            let _ = cell.set(validator);
+        }
+        Self {
+            schema,
+            compiled: cell,
+            compilations: AtomicU32::new(compilations),
+        }
     }
 
     /// The compiled validator: compiled by the first caller, which concurrent first callers
@@ -82,8 +128,9 @@ impl LazyValidator {
     pub fn get(&self) -> &jsonschema::Validator {
         self.compiled.get_or_init(|| {
             self.compilations.fetch_add(1, Ordering::Relaxed);
-            let compiled = serde_json::from_str::<Value>(self.schema.get())
-                .map_err(|e| e.to_string())
+            let compiled = self
+                .schema
+                .parse()
                 .and_then(|schema| jsonschema::validator_for(&schema).map_err(|e| e.to_string()));
             compiled.unwrap_or_else(|error| {
                 // Unreachable when the load check holds: the schema passed its meta-schema and

@@ -14,9 +14,7 @@ mod snapshot;
 pub mod source;
 mod state;
 
-pub use compile::{
-    MAX_TOOL_TIMEOUT_MS, ManifestProblem, RESERVED_HEADERS, compile_manifest, prepare_schema_checks,
-};
+pub use compile::{MAX_TOOL_TIMEOUT_MS, ManifestProblem, RESERVED_HEADERS, compile_manifest};
 pub use endpoint::{Endpoint, FunctionArn};
 pub use lazy_validator::LazyValidator;
 pub use portability::portability_warnings;

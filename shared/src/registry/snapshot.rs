@@ -107,7 +107,7 @@ pub struct Route {
     pub instructions: Option<String>,
     pub(crate) tools: HashMap<String, ToolLookup>,
     /// The listed tools' `tools/list` entries, in manifest order (CONTRACT T1, T3).
-    pub(crate) tools_list: Vec<Box<RawValue>>,
+    pub(crate) tools_list: Vec<Arc<Box<RawValue>>>,
 }
 
 impl Route {
@@ -128,7 +128,7 @@ impl Route {
 /// A route's `tools/list` result: serializes as `{"tools":[…]}` with each entry's text, written
 /// once at load, copied out as it is (CONTRACT T1, T2).
 #[derive(Debug, Clone, Copy)]
-pub struct ToolsListResult<'a>(&'a [Box<RawValue>]);
+pub struct ToolsListResult<'a>(&'a [Arc<Box<RawValue>>]);
 
 impl ToolsListResult<'_> {
     /// How many tools the list has.
@@ -143,6 +143,13 @@ impl ToolsListResult<'_> {
         self.0.is_empty()
     }
 
+    /// The length of [`Self::to_json`]'s text, in bytes.
+    #[must_use]
+    pub fn text_len(&self) -> usize {
+        let entries: usize = self.0.iter().map(|entry| entry.get().len()).sum();
+        r#"{"tools":[]}"#.len() + entries + self.0.len().saturating_sub(1)
+    }
+
     /// The result as JSON text, `{"tools":[…]}`.
     #[must_use]
     pub fn to_json(&self) -> String {
@@ -155,8 +162,17 @@ impl serde::Serialize for ToolsListResult<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
         let mut map = serializer.serialize_map(Some(1))?;
-        map.serialize_entry("tools", self.0)?;
+        map.serialize_entry("tools", &Entries(self.0))?;
         map.end()
+    }
+}
+
+/// The entries of a `tools/list` result, each written as its text.
+struct Entries<'a>(&'a [Arc<Box<RawValue>>]);
+
+impl serde::Serialize for Entries<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(|entry| &***entry))
     }
 }
 
@@ -251,9 +267,9 @@ mod tests {
             json!({"name": "검색", "description": "quote \" and \\ and \u{1}", "title": "😀"}),
             json!({"name": "c", "annotations": {"readOnlyHint": true}}),
         ];
-        let entries: Vec<Box<RawValue>> = values
+        let entries: Vec<Arc<Box<RawValue>>> = values
             .iter()
-            .map(|v| serde_json::value::to_raw_value(v).unwrap())
+            .map(|v| Arc::new(serde_json::value::to_raw_value(v).unwrap()))
             .collect();
         for n in 0..=entries.len() {
             let list = ToolsListResult(&entries[..n]);
@@ -261,6 +277,7 @@ mod tests {
             assert_eq!(list.to_json(), expected);
             assert_eq!(serde_json::to_vec(&list).unwrap(), expected.as_bytes());
             assert_eq!((list.len(), list.is_empty()), (n, n == 0));
+            assert_eq!(list.text_len(), expected.len());
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The one pass over a manifest's text (CONTRACT R5 load): the document parsed with each `tools`
-//! array's elements kept as raw JSON texts, so that the tools are parsed on the compiling
-//! threads ([`super::threads`]).
+//! array's tools read as they stream by ([`super::tool_stream`]): copied into their `tools/list`
+//! entries and checked as they are copied. A tool that reading cannot prove valid is compiled by
+//! the full check from its raw text, which a second pass keeps (only when there is such a tool).
 
 use std::fmt;
 
@@ -9,28 +10,89 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::manifest::compile_manifest_with;
-use super::problems::ManifestProblem;
+use super::problems::{ManifestProblem, join};
+use super::threads::{CompiledTool, ToolsInput, compile_tools_at};
+use super::tool_stream::{CheckedPatterns, StreamedTool};
 use crate::registry::Snapshot;
 
-/// The `tools` arrays a first pass over the manifest text kept as raw JSON texts (their places
-/// in the document hold empty arrays): per route of `routes`, and of the single-route form.
+/// Each `tools` array's tools, compiled (their places in the document hold empty arrays): per
+/// route of `routes`, and of the single-route form.
 #[derive(Default)]
-pub(super) struct RawTools<'a> {
-    pub(super) routes: Vec<Option<Vec<&'a RawValue>>>,
-    pub(super) single: Option<Vec<&'a RawValue>>,
+pub(super) struct CompiledTools {
+    pub(super) routes: Vec<Option<Vec<CompiledTool>>>,
+    pub(super) single: Option<Vec<CompiledTool>>,
 }
 
-/// A manifest's text compiled with its tools parsed on the compiling threads: one pass over
-/// the text parses the document with each `tools` array's elements kept as raw JSON text, so
-/// that parsing, compiling and freeing the tools (nearly all of a large manifest) run in
-/// parallel (see `compile_tools`). `None` when the text is not JSON or does not have the shape
-/// of a manifest (an object, `routes` an array of objects): the caller then parses and
-/// compiles it whole, which gives the same problems in the same words.
+/// A manifest's text compiled in one pass over it (see the module's docs). `None` when the text
+/// is not JSON or does not have the shape of a manifest (an object, `routes` an array of
+/// objects): the caller then parses and compiles it whole, which gives the same problems in the
+/// same words.
 pub(crate) fn compile_manifest_text(
     bytes: &[u8],
 ) -> Option<Result<Snapshot, Vec<ManifestProblem>>> {
-    let IfObject(Some(root)) = serde_json::from_slice::<IfObject<Fields<'_, true>>>(bytes).ok()?
-    else {
+    // Checked as UTF-8 once, so that the reading does not check each string again.
+    let text = std::str::from_utf8(bytes).ok()?;
+    let (document, streamed) = read::<StreamedTool<'_>>(text)?;
+    let mut patterns = CheckedPatterns::default();
+    let mut finish = |tools: Vec<StreamedTool<'_>>| -> Vec<Option<CompiledTool>> {
+        tools
+            .into_iter()
+            .map(|tool| tool.finish(&mut patterns))
+            .collect()
+    };
+    let routes: Vec<Option<Vec<Option<CompiledTool>>>> = streamed
+        .routes
+        .into_iter()
+        .map(|tools| tools.map(&mut finish))
+        .collect();
+    let single = streamed.single.map(&mut finish);
+    let unproven =
+        |tools: &Option<Vec<Option<CompiledTool>>>| tools.iter().flatten().any(Option::is_none);
+    // The tools the reading could not prove valid, compiled from their raw texts by the full
+    // check, which names their problems.
+    let raw = if routes.iter().any(unproven) || unproven(&single) {
+        Some(read::<&RawValue>(text)?.1)
+    } else {
+        None
+    };
+    let complete = |tools: Option<Vec<Option<CompiledTool>>>,
+                    raw: Option<&Vec<&RawValue>>,
+                    route_path: &str| {
+        let mut tools = tools?;
+        let missing: Vec<usize> = (0..tools.len()).filter(|&i| tools[i].is_none()).collect();
+        if let Some(raw) = raw.filter(|_| !missing.is_empty()) {
+            let compiled =
+                compile_tools_at(ToolsInput::Raw(raw), &missing, &join(route_path, "tools"));
+            for (i, tool) in missing.into_iter().zip(compiled) {
+                tools[i] = Some(tool);
+            }
+        }
+        tools.into_iter().collect::<Option<Vec<_>>>()
+    };
+    let compiled = CompiledTools {
+        routes: routes
+            .into_iter()
+            .enumerate()
+            .map(|(i, tools)| {
+                let raw = raw.as_ref().and_then(|raw| raw.routes.get(i)?.as_ref());
+                complete(tools, raw, &format!("routes[{i}]"))
+            })
+            .collect(),
+        single: complete(single, raw.as_ref().and_then(|raw| raw.single.as_ref()), ""),
+    };
+    Some(compile_manifest_with(&document, compiled))
+}
+
+/// Each `tools` array's elements as one pass read them.
+struct ReadTools<T> {
+    routes: Vec<Option<Vec<T>>>,
+    single: Option<Vec<T>>,
+}
+
+/// One pass over the text: the document without its tools, and the tools read as `T`. `None`
+/// when the text is not JSON or does not have the shape of a manifest.
+fn read<'de, T: Deserialize<'de>>(text: &'de str) -> Option<(Value, ReadTools<T>)> {
+    let IfObject(Some(root)) = serde_json::from_str::<IfObject<Fields<T, true>>>(text).ok()? else {
         return None;
     };
     let Fields {
@@ -38,9 +100,9 @@ pub(crate) fn compile_manifest_text(
         tools: single,
         routes,
     } = root;
-    let mut raw = RawTools {
+    let mut tools = ReadTools {
+        routes: Vec::new(),
         single,
-        ..RawTools::default()
     };
     match routes {
         None => {}
@@ -51,13 +113,13 @@ pub(crate) fn compile_manifest_text(
                     return None;
                 };
                 parsed.push(Value::Object(route.document));
-                raw.routes.push(route.tools);
+                tools.routes.push(route.tools);
             }
             document.insert("routes".into(), Value::Array(parsed));
         }
         Some(IfArray(None)) => return None,
     }
-    Some(compile_manifest_with(&Value::Object(document), &raw))
+    Some((Value::Object(document), tools))
 }
 
 /// An object of a manifest text (the root, or a route of `routes`) as the one pass reads it:
@@ -65,14 +127,14 @@ pub(crate) fn compile_manifest_text(
 /// `document` holds an empty array), and at the root `routes`. A `tools` that is not an array
 /// is kept as `null`: the compiler reads only that it is there and not an array. A field given
 /// twice keeps its last value, as `serde_json::Value` does.
-struct Fields<'a, const ROOT: bool> {
+struct Fields<T, const ROOT: bool> {
     document: Map<String, Value>,
-    tools: Option<Vec<&'a RawValue>>,
+    tools: Option<Vec<T>>,
     /// The root's `routes`; always `None` in a route.
-    routes: Option<IfArray<IfObject<Fields<'a, false>>>>,
+    routes: Option<IfArray<IfObject<Fields<T, false>>>>,
 }
 
-impl<'de, const ROOT: bool> Fields<'de, ROOT> {
+impl<'de, T: Deserialize<'de>, const ROOT: bool> Fields<T, ROOT> {
     fn read<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
         let mut fields = Fields {
             document: Map::new(),
@@ -81,7 +143,7 @@ impl<'de, const ROOT: bool> Fields<'de, ROOT> {
         };
         while let Some(key) = map.next_key::<String>()? {
             if key == "tools" {
-                let IfArray(tools) = map.next_value::<IfArray<&'de RawValue>>()?;
+                let IfArray(tools) = map.next_value::<IfArray<T>>()?;
                 let placeholder = if tools.is_some() {
                     Value::Array(Vec::new())
                 } else {
@@ -133,11 +195,11 @@ macro_rules! scalars_are {
 }
 
 /// The manifest root (`ROOT`, the only object with `routes`) or a route of `routes`.
-impl<'de, const ROOT: bool> Deserialize<'de> for IfObject<Fields<'de, ROOT>> {
+impl<'de, T: Deserialize<'de>, const ROOT: bool> Deserialize<'de> for IfObject<Fields<T, ROOT>> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct ObjectVisitor<const ROOT: bool>;
-        impl<'de, const ROOT: bool> Visitor<'de> for ObjectVisitor<ROOT> {
-            type Value = IfObject<Fields<'de, ROOT>>;
+        struct ObjectVisitor<T, const ROOT: bool>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>, const ROOT: bool> Visitor<'de> for ObjectVisitor<T, ROOT> {
+            type Value = IfObject<Fields<T, ROOT>>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("any JSON value")
             }
@@ -150,7 +212,7 @@ impl<'de, const ROOT: bool> Deserialize<'de> for IfObject<Fields<'de, ROOT>> {
             }
             scalars_are!(IfObject(None));
         }
-        deserializer.deserialize_any(ObjectVisitor::<ROOT>)
+        deserializer.deserialize_any(ObjectVisitor::<T, ROOT>(std::marker::PhantomData))
     }
 }
 

@@ -9,29 +9,11 @@ use std::sync::Arc;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::first_pass::RawTools;
+use super::first_pass::CompiledTools;
 use super::problems::{ManifestProblem, Problems, join, optional_string};
-use super::threads::{ToolsInput, compile_tools};
+use super::threads::{CompiledTool, ToolsInput, compile_tools};
 use crate::registry::{Route, ServerInfo, Snapshot, ToolLookup};
 use crate::routing::is_route_key;
-
-/// Starts building, on a thread of its own, the JSON Schema 2020-12 meta-schema validator that
-/// checks every `inputSchema` and `outputSchema` before it compiles (CONTRACT R5). Built on
-/// first use, it would hold up the first tool's compilation at each cold start by about 1 ms
-/// (0.7-1.7 ms measured); started early it overlaps the process start and the manifest's fetch
-/// and first pass. Once per process: later calls return at once. A thread that cannot be
-/// started changes nothing: the validator is then built on first use, as before.
-pub fn prepare_schema_checks() {
-    static STARTED: std::sync::Once = std::sync::Once::new();
-    STARTED.call_once(|| {
-        let _ = std::thread::Builder::new()
-            .name("schema-checks".into())
-            .spawn(|| {
-                // Any schema but `{}` or a boolean, which are valid without the meta-schema.
-                let _ = jsonschema::meta::is_valid(&serde_json::json!({"type": "object"}));
-            });
-    });
-}
 
 /// Validates a manifest document (format version 1) and compiles it into a [`Snapshot`].
 ///
@@ -41,12 +23,12 @@ pub fn prepare_schema_checks() {
 /// # Errors
 /// Every [`ManifestProblem`] found, each with its JSON path.
 pub fn compile_manifest(document: &Value) -> Result<Snapshot, Vec<ManifestProblem>> {
-    compile_manifest_with(document, &RawTools::default())
+    compile_manifest_with(document, CompiledTools::default())
 }
 
 pub(super) fn compile_manifest_with(
     document: &Value,
-    raw: &RawTools<'_>,
+    mut compiled: CompiledTools,
 ) -> Result<Snapshot, Vec<ManifestProblem>> {
     let mut problems = Problems::default();
     let Some(root) = document.as_object() else {
@@ -91,7 +73,7 @@ pub(super) fn compile_manifest_with(
                 }
                 if let Some(compiled) = compile_route(
                     route,
-                    raw.routes.get(i).and_then(Option::as_deref),
+                    compiled.routes.get_mut(i).and_then(Option::take),
                     key.clone(),
                     &path,
                     &mut problems,
@@ -115,7 +97,7 @@ pub(super) fn compile_manifest_with(
                 }
             };
             snapshot.single =
-                compile_route(root, raw.single.as_deref(), key, "", &mut problems).map(Arc::new);
+                compile_route(root, compiled.single.take(), key, "", &mut problems).map(Arc::new);
         }
     }
     if problems.0.is_empty() {
@@ -127,7 +109,7 @@ pub(super) fn compile_manifest_with(
 
 fn compile_route(
     route: &Map<String, Value>,
-    raw_tools: Option<&[&RawValue]>,
+    compiled: Option<Vec<CompiledTool>>,
     key: Option<String>,
     path: &str,
     problems: &mut Problems,
@@ -140,15 +122,14 @@ fn compile_route(
         problems,
     );
     let tools_path = join(path, "tools");
-    let tools = match (raw_tools, route.get("tools").and_then(Value::as_array)) {
-        (Some(raw), _) => ToolsInput::Raw(raw),
-        (None, Some(parsed)) => ToolsInput::Parsed(parsed),
+    let mut outcomes = match (compiled, route.get("tools").and_then(Value::as_array)) {
+        (Some(compiled), _) => compiled,
+        (None, Some(parsed)) => compile_tools(ToolsInput::Parsed(parsed), &tools_path),
         (None, None) => {
             problems.add(&tools_path, "must be an array");
             return None;
         }
     };
-    let mut outcomes = compile_tools(tools, &tools_path);
     let mut versions_seen = HashSet::with_capacity(outcomes.len());
     // The active tools with a `tools/list` entry, as indices into `outcomes`.
     let mut active: Vec<usize> = Vec::with_capacity(outcomes.len());
@@ -218,7 +199,7 @@ fn compile_route(
     // compiled it (STYLE 10); the route keeps those texts and `tools/list` writes them out in
     // turn. Joined into one text here, they would be copied once more into fresh memory, which
     // a cold start pays for in page faults.
-    let tools_list: Vec<Box<RawValue>> = active
+    let tools_list: Vec<Arc<Box<RawValue>>> = active
         .iter()
         .filter_map(|&i| outcomes[i].public.take())
         .collect();

@@ -7,6 +7,8 @@
 //! - `tool`: one tool, its schemas and `_meta`;
 //! - `rest`: a REST-shaped tool's `_meta.parameters` and endpoint template (CONTRACT M2);
 //! - `first_pass`: the one pass over a manifest's text;
+//! - `tool_stream`, `schema_check`: a tool read in the one pass, its schemas checked by reading
+//!   their texts, its `tools/list` entry written from its fields' texts;
 //! - `threads`: compiling a route's tools on scoped threads;
 //! - `problems`: [`ManifestProblem`] with its JSON path.
 
@@ -14,14 +16,18 @@ mod first_pass;
 mod manifest;
 mod problems;
 mod rest;
+mod schema_check;
 mod threads;
 mod tool;
+mod tool_stream;
 
+#[cfg(test)]
+mod stream_tests;
 #[cfg(test)]
 mod tests;
 
 pub(crate) use first_pass::compile_manifest_text;
-pub use manifest::{compile_manifest, prepare_schema_checks};
+pub use manifest::compile_manifest;
 pub use problems::ManifestProblem;
 pub use rest::RESERVED_HEADERS;
 pub use tool::MAX_TOOL_TIMEOUT_MS;

@@ -29,14 +29,16 @@ pub(super) enum ToolsInput<'a> {
 pub(super) struct CompiledTool {
     pub(super) tool: Option<(Arc<Tool>, bool)>,
     pub(super) problems: Vec<ManifestProblem>,
-    pub(super) public: Option<Box<RawValue>>,
+    pub(super) public: Option<Arc<Box<RawValue>>>,
 }
 
 fn compile_one(tool: &Value, path: &str) -> CompiledTool {
     let mut found = Problems::default();
     let compiled = compile_tool(tool, path, &mut found);
     let public = match &compiled {
-        Some((_, true)) => serde_json::value::to_raw_value(&PublicTool(tool)).ok(),
+        Some((_, true)) => serde_json::value::to_raw_value(&PublicTool(tool))
+            .ok()
+            .map(Arc::new),
         _ => None,
     };
     CompiledTool {
@@ -80,12 +82,23 @@ pub(super) fn compile_tools(tools: ToolsInput<'_>, tools_path: &str) -> Vec<Comp
         ToolsInput::Parsed(tools) => tools.len(),
         ToolsInput::Raw(tools) => tools.len(),
     };
+    compile_tools_at(tools, &(0..count).collect::<Vec<_>>(), tools_path)
+}
+
+/// Compiles the tools at `indices` of a route, in that order, as [`compile_tools`] does.
+pub(super) fn compile_tools_at(
+    tools: ToolsInput<'_>,
+    indices: &[usize],
+    tools_path: &str,
+) -> Vec<CompiledTool> {
+    let count = indices.len();
     let threads = std::thread::available_parallelism()
         .map_or(1, std::num::NonZeroUsize::get)
         .min(MAX_COMPILE_THREADS);
     if threads < 2 || count < PARALLEL_COMPILE_MIN_TOOLS {
-        return (0..count)
-            .map(|i| compile_at(tools, i, tools_path))
+        return indices
+            .iter()
+            .map(|&i| compile_at(tools, i, tools_path))
             .collect();
     }
     let next = AtomicUsize::new(0);
@@ -97,8 +110,9 @@ pub(super) fn compile_tools(tools: ToolsInput<'_>, tools_path: &str) -> Vec<Comp
             if start >= count {
                 return batches;
             }
-            let batch: Vec<CompiledTool> = (start..count.min(start + COMPILE_BATCH))
-                .map(|i| compile_at(tools, i, tools_path))
+            let batch: Vec<CompiledTool> = indices[start..count.min(start + COMPILE_BATCH)]
+                .iter()
+                .map(|&i| compile_at(tools, i, tools_path))
                 .collect();
             batches.push((start, batch));
         }

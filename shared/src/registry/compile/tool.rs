@@ -15,7 +15,7 @@ const ENDPOINT_PROBLEM: &str = "must be an absolute http(s) URL or a Lambda func
 pub const MAX_TOOL_TIMEOUT_MS: u64 = 900_000;
 
 /// Public tool fields copied into `tools/list`, in this order (CONTRACT T1).
-const PUBLIC_TOOL_FIELDS: [&str; 7] = [
+pub(super) const PUBLIC_TOOL_FIELDS: [&str; 7] = [
     "name",
     "title",
     "description",
@@ -25,7 +25,7 @@ const PUBLIC_TOOL_FIELDS: [&str; 7] = [
     "icons",
 ];
 
-fn is_tool_name(name: &str) -> bool {
+pub(super) fn is_tool_name(name: &str) -> bool {
     (1..=128).contains(&name.len())
         && name
             .bytes()
@@ -69,7 +69,11 @@ const DATA_KEYWORDS: [&str; 4] = ["const", "enum", "default", "examples"];
 /// CONTRACT N6: the `x-mcp-header` annotations of an `inputSchema`. Each is a non-empty HTTP
 /// token (RFC 9110 `tchar`), unique in the tool case-insensitively, on a top-level property of
 /// type `string`, `integer` or `boolean`; an annotation anywhere else is a problem.
-fn header_params(schema: &Value, path: &str, problems: &mut Problems) -> Vec<HeaderParam> {
+pub(super) fn header_params(
+    schema: &Value,
+    path: &str,
+    problems: &mut Problems,
+) -> Vec<HeaderParam> {
     let mut params: Vec<HeaderParam> = Vec::new();
     let properties = schema.get("properties").and_then(Value::as_object);
     for (name, property) in properties.into_iter().flatten() {
@@ -234,9 +238,58 @@ pub(super) fn compile_tool(
     if object.get("icons").is_some_and(|a| !a.is_array()) {
         problems.add(&join(path, "icons"), "must be an array");
     }
+    let meta = compile_meta(
+        object.get("_meta"),
+        object.get("inputSchema"),
+        path,
+        problems,
+    );
+    if problems.0.len() > before {
+        return None;
+    }
+    let meta = meta?;
+    Some((
+        Tool {
+            name,
+            version: meta.version,
+            endpoint: meta.endpoint,
+            method: meta.method,
+            timeout_ms: meta.timeout_ms,
+            input_schema: input_schema?,
+            output_schema,
+            result_format: meta.result_format,
+            header_params,
+            rest: meta.rest,
+        },
+        meta.active,
+    ))
+}
+
+/// A tool's `_meta` compiled (CONTRACT M, M2, M4): everything of the [`Tool`] but its name and
+/// schemas, and whether it is active.
+pub(super) struct MetaParts {
+    pub(super) version: String,
+    pub(super) active: bool,
+    pub(super) endpoint: Endpoint,
+    pub(super) method: http::Method,
+    pub(super) timeout_ms: Option<u64>,
+    pub(super) result_format: ResultFormat,
+    pub(super) rest: Option<crate::registry::RestCall>,
+}
+
+/// Compiles the `_meta` of the tool at `path` (CONTRACT M, M2, M4, R5); `input_schema` is the
+/// tool's, which a REST-shaped tool's `parameters` are checked against. `None` when a problem
+/// was found (added to `problems`).
+pub(super) fn compile_meta(
+    meta: Option<&Value>,
+    input_schema: Option<&Value>,
+    path: &str,
+    problems: &mut Problems,
+) -> Option<MetaParts> {
+    let before = problems.0.len();
     let meta_path = join(path, "_meta");
     let empty = Map::new();
-    let meta = if let Some(Value::Object(meta)) = object.get("_meta") {
+    let meta = if let Some(Value::Object(meta)) = meta {
         meta
     } else {
         problems.add(&meta_path, "must be an object with the tool's endpoint");
@@ -331,7 +384,7 @@ pub(super) fn compile_tool(
                 parameters,
                 endpoint: url,
                 method: &method,
-                input_schema: object.get("inputSchema").unwrap_or(&Value::Null),
+                input_schema: input_schema.unwrap_or(&Value::Null),
                 meta_path: &meta_path,
             },
             problems,
@@ -345,21 +398,15 @@ pub(super) fn compile_tool(
     if problems.0.len() > before {
         return None;
     }
-    Some((
-        Tool {
-            name,
-            version,
-            endpoint: endpoint?,
-            method,
-            timeout_ms,
-            input_schema: input_schema?,
-            output_schema,
-            result_format,
-            header_params,
-            rest,
-        },
+    Some(MetaParts {
+        version,
         active,
-    ))
+        endpoint: endpoint?,
+        method,
+        timeout_ms,
+        result_format,
+        rest,
+    })
 }
 
 /// A manifest tool as `tools/list` shows it: the public fields only, in a fixed order
@@ -393,9 +440,12 @@ fn endpoint_url_problem(text: &str, url: &url::Url) -> Option<&'static str> {
         .find('/')
         .map_or("", |start| &after_scheme[start..]);
     let path = path.split(['?', '#']).next().unwrap_or_default();
+    // `.`, `..` and their percent-encoded forms (`%2e`, `.%2E`, ...): at most 6 characters.
     let dot_segment = path.split('/').any(|segment| {
-        let lower = segment.to_ascii_lowercase().replace("%2e", ".");
-        matches!(lower.as_str(), "." | "..")
+        segment.len() <= 6 && {
+            let lower = segment.to_ascii_lowercase().replace("%2e", ".");
+            matches!(lower.as_str(), "." | "..")
+        }
     });
     dot_segment.then_some("must not hold '.' or '..' path segments")
 }

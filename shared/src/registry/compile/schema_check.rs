@@ -1,0 +1,400 @@
+//! The cheap load check of a tool schema (CONTRACT R5): one streaming read of the schema's text,
+//! no `serde_json::Value` built.
+//!
+//! The read proves a schema valid only when every keyword it meets is one it knows to be valid
+//! with that value under JSON Schema 2020-12 (`type` with simple type names, `properties`,
+//! `required`, bounds, `enum`, `items`, `allOf`, ...), so that the schema passes its meta-schema
+//! and compiles. What it cannot prove it never refuses: it notes that the schema needs the
+//! compiler at load (`$schema`, `$id`, references other than `#/$defs/<name>`,
+//! `patternProperties`, ...), or that the tool goes to the full check (a value of the wrong
+//! type, a repeated key), whose messages are the manifest's problems.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+
+/// The annotation that mirrors an argument into `Mcp-Param-<Name>` (CONTRACT N6).
+const X_MCP_HEADER: &str = "x-mcp-header";
+
+/// JSON Schema's simple type names (2020-12 validation vocabulary, `simpleTypes`).
+const SIMPLE_TYPES: [&str; 7] = [
+    "array", "boolean", "integer", "null", "number", "object", "string",
+];
+
+/// What a value at one place of a schema must be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ctx {
+    /// A schema: an object or a boolean; `root` for the `inputSchema` or `outputSchema` itself,
+    /// which must be an object (CONTRACT R5).
+    Schema { root: bool },
+    /// `properties`, `$defs`, `definitions`: names to schemas. `root_defs`: the root's `$defs`,
+    /// whose names local references may point at.
+    SchemaMap { root_defs: bool },
+    /// `allOf`, `anyOf`, `oneOf`, `prefixItems`: a non-empty array of schemas.
+    SchemaList,
+    /// The root's `type`: `"object"` (CONTRACT R5).
+    RootType,
+    /// `type`: a simple type name, or a non-empty array of distinct ones.
+    Type,
+    /// An element of a `type` array.
+    TypeName,
+    /// `required`: an array of distinct strings.
+    Required,
+    /// An element of a `required` array.
+    RequiredName,
+    /// `enum` (non-empty) and `examples`: an array of any values.
+    DataList { non_empty: bool },
+    /// `maximum`, `minimum`, `exclusiveMaximum`, `exclusiveMinimum`: a number.
+    Number,
+    /// `multipleOf`: a number greater than 0.
+    PositiveNumber,
+    /// `minLength`, `maxItems` and the like: a non-negative integer.
+    Count,
+    /// `uniqueItems`, `readOnly`, `writeOnly`, `deprecated`: a boolean.
+    Bool,
+    /// `title`, `description`, `format`, `$comment` and the like: a string.
+    Text,
+    /// `$ref`: a string; `#/$defs/<name>` is checked against the root's `$defs`.
+    Ref,
+    /// `pattern`: a string, a regular expression compiled once per load to check it.
+    Pattern,
+    /// Any JSON value: `const`, `default`, the elements of `enum`, unknown keywords.
+    Any,
+    /// A keyword whose validity only the compiler decides (`$schema`, `$id`,
+    /// `patternProperties`, ...): the schema is compiled at load; its value is read as `Any`.
+    Compiled,
+}
+
+/// What the read found in one schema.
+#[derive(Debug, Default)]
+pub(super) struct Facts<'de> {
+    /// A value the read cannot prove valid: the tool goes to the full check.
+    pub(super) unproven: bool,
+    /// A keyword whose validity only the compiler decides: the schema is compiled at load.
+    pub(super) needs_compile: bool,
+    /// An `x-mcp-header` key somewhere (CONTRACT N6): the annotations are read from the parsed
+    /// schema, as the full check reads them.
+    pub(super) header_annotations: bool,
+    /// The names of `#/$defs/<name>` references.
+    pub(super) local_refs: Vec<Cow<'de, str>>,
+    /// The names of the root's `$defs`.
+    pub(super) root_defs: Vec<Cow<'de, str>>,
+    /// Every `pattern`.
+    pub(super) patterns: Vec<Cow<'de, str>>,
+    /// The keys (or `type`/`required` names) of the objects and arrays being read, as a stack
+    /// of frames, for finding a repeated one.
+    seen: Vec<Cow<'de, str>>,
+    /// Where the frame of the `type` or `required` array being read starts in `seen`.
+    list_frame: usize,
+}
+
+impl<'de> Facts<'de> {
+    /// Reads the schema `text` (a JSON value) and what it holds.
+    pub(super) fn of_schema(text: &'de str) -> Self {
+        let mut facts = Facts::default();
+        let mut de = serde_json::Deserializer::from_str(text);
+        let read = Check {
+            ctx: Ctx::Schema { root: true },
+            facts: &mut facts,
+        }
+        .deserialize(&mut de);
+        if read.is_err() {
+            facts.unproven = true;
+        }
+        facts
+    }
+
+    /// Whether `name` repeats one of the frame starting at `frame`; records it.
+    fn repeats(&mut self, frame: usize, name: Cow<'de, str>) -> bool {
+        let repeated = self.seen[frame..].contains(&name);
+        self.seen.push(name);
+        repeated
+    }
+}
+
+/// Reads one value as `ctx` says, into the facts. Also its own visitor.
+struct Check<'f, 'de> {
+    ctx: Ctx,
+    facts: &'f mut Facts<'de>,
+}
+
+impl<'de> DeserializeSeed<'de> for Check<'_, 'de> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Check<'_, 'de> {
+    fn number(self, positive: bool, integer: bool) {
+        match self.ctx {
+            Ctx::Number | Ctx::Any => {}
+            Ctx::PositiveNumber if positive => {}
+            Ctx::Count if integer => {}
+            _ => self.facts.unproven = true,
+        }
+    }
+
+    fn string(self, value: Cow<'de, str>) {
+        let facts = self.facts;
+        match self.ctx {
+            Ctx::Any | Ctx::Text => {}
+            Ctx::Type if SIMPLE_TYPES.contains(&value.as_ref()) => {}
+            Ctx::RootType if value == "object" => {}
+            // Repeats are looked for in the array's frame, which `visit_seq` opened.
+            Ctx::TypeName if SIMPLE_TYPES.contains(&value.as_ref()) => {
+                facts.unproven |= facts.repeats(facts.list_frame, value);
+            }
+            Ctx::RequiredName => {
+                facts.unproven |= facts.repeats(facts.list_frame, value);
+            }
+            Ctx::Ref => match local_def(&value) {
+                Some(name) => facts.local_refs.push(name),
+                None => facts.needs_compile = true,
+            },
+            Ctx::Pattern => facts.patterns.push(value),
+            _ => facts.unproven = true,
+        }
+    }
+}
+
+/// `#/$defs/<name>` with a name that needs no JSON Pointer or percent decoding: the name.
+fn local_def<'de>(reference: &Cow<'de, str>) -> Option<Cow<'de, str>> {
+    let name = reference.strip_prefix("#/$defs/")?;
+    let plain = !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+    plain.then(|| Cow::Owned(name.to_owned()))
+}
+
+impl<'de> Visitor<'de> for Check<'_, 'de> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
+        match self.ctx {
+            Ctx::Bool | Ctx::Any | Ctx::Schema { root: false } => {}
+            _ => self.facts.unproven = true,
+        }
+        Ok(())
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<(), E> {
+        self.number(v > 0, v >= 0);
+        Ok(())
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<(), E> {
+        self.number(v > 0, true);
+        Ok(())
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<(), E> {
+        // A `Count` written with a fraction (`2.0`) is left to the full check.
+        self.number(v > 0.0, false);
+        Ok(())
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
+        self.string(Cow::Owned(v.to_owned()));
+        Ok(())
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<(), E> {
+        self.string(Cow::Borrowed(v));
+        Ok(())
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        if self.ctx != Ctx::Any {
+            self.facts.unproven = true;
+        }
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let facts = self.facts;
+        let element = match self.ctx {
+            Ctx::SchemaList => Ctx::Schema { root: false },
+            Ctx::Type => Ctx::TypeName,
+            Ctx::Required => Ctx::RequiredName,
+            Ctx::DataList { .. } | Ctx::Any => Ctx::Any,
+            _ => {
+                facts.unproven = true;
+                Ctx::Any
+            }
+        };
+        let marker = facts.seen.len();
+        let outer_frame = std::mem::replace(&mut facts.list_frame, marker);
+        let mut count = 0usize;
+        while seq
+            .next_element_seed(Check {
+                ctx: element,
+                facts: &mut *facts,
+            })?
+            .is_some()
+        {
+            count += 1;
+        }
+        facts.seen.truncate(marker);
+        facts.list_frame = outer_frame;
+        let must_have_one = matches!(
+            self.ctx,
+            Ctx::SchemaList | Ctx::Type | Ctx::DataList { non_empty: true }
+        );
+        facts.unproven |= must_have_one && count == 0;
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let facts = self.facts;
+        let root = self.ctx == Ctx::Schema { root: true };
+        match self.ctx {
+            Ctx::Schema { .. } | Ctx::SchemaMap { .. } | Ctx::Any => {}
+            _ => facts.unproven = true,
+        }
+        let frame = facts.seen.len();
+        while let Some(Key(key)) = map.next_key()? {
+            if key == X_MCP_HEADER {
+                facts.header_annotations = true;
+            }
+            let value = match self.ctx {
+                Ctx::Schema { .. } => keyword(&key, root, facts),
+                Ctx::SchemaMap { root_defs } => {
+                    if root_defs {
+                        facts.root_defs.push(key.clone());
+                    }
+                    Ctx::Schema { root: false }
+                }
+                _ => Ctx::Any,
+            };
+            // A repeated key: `Value` would keep the last one; the full check reads it so.
+            facts.unproven |= facts.repeats(frame, key);
+            map.next_value_seed(Check {
+                ctx: value,
+                facts: &mut *facts,
+            })?;
+        }
+        facts.seen.truncate(frame);
+        Ok(())
+    }
+}
+
+/// What the value of a schema's keyword must be; notes in `facts` a keyword only the compiler
+/// can judge.
+fn keyword(key: &str, root: bool, facts: &mut Facts<'_>) -> Ctx {
+    // By length first: a key is compared with the few keywords of its length.
+    let schema = Ctx::Schema { root: false };
+    let ctx = match key.len() {
+        2 if key == "if" => schema,
+        3 => match key {
+            "not" => schema,
+            "$id" => Ctx::Compiled,
+            _ => Ctx::Any,
+        },
+        4 => match key {
+            "type" if root => Ctx::RootType,
+            "type" => Ctx::Type,
+            "enum" => Ctx::DataList { non_empty: true },
+            "then" | "else" => schema,
+            "$ref" => Ctx::Ref,
+            _ => Ctx::Any,
+        },
+        5 => match key {
+            "$defs" => Ctx::SchemaMap { root_defs: root },
+            "items" => schema,
+            "allOf" | "anyOf" | "oneOf" => Ctx::SchemaList,
+            "title" => Ctx::Text,
+            _ => Ctx::Any,
+        },
+        6 if key == "format" => Ctx::Text,
+        7 => match key {
+            "maximum" | "minimum" => Ctx::Number,
+            "pattern" => Ctx::Pattern,
+            "$schema" | "$anchor" => Ctx::Compiled,
+            _ => Ctx::Any,
+        },
+        8 => match key {
+            "contains" => schema,
+            "required" => Ctx::Required,
+            "examples" => Ctx::DataList { non_empty: false },
+            "maxItems" | "minItems" => Ctx::Count,
+            "readOnly" => Ctx::Bool,
+            "$comment" => Ctx::Text,
+            _ => Ctx::Any,
+        },
+        9 => match key {
+            "maxLength" | "minLength" => Ctx::Count,
+            "writeOnly" => Ctx::Bool,
+            _ => Ctx::Any,
+        },
+        10 => match key {
+            "properties" => Ctx::SchemaMap { root_defs: false },
+            "multipleOf" => Ctx::PositiveNumber,
+            "deprecated" => Ctx::Bool,
+            _ => Ctx::Any,
+        },
+        11 => match key {
+            "definitions" => Ctx::SchemaMap { root_defs: false },
+            "prefixItems" => Ctx::SchemaList,
+            "maxContains" | "minContains" => Ctx::Count,
+            "uniqueItems" => Ctx::Bool,
+            "description" => Ctx::Text,
+            "$dynamicRef" | "$vocabulary" => Ctx::Compiled,
+            _ => Ctx::Any,
+        },
+        12 if key == "dependencies" => Ctx::Compiled,
+        13 => match key {
+            "propertyNames" | "contentSchema" => schema,
+            "maxProperties" | "minProperties" => Ctx::Count,
+            "$recursiveRef" => Ctx::Compiled,
+            _ => Ctx::Any,
+        },
+        14 if key == "$dynamicAnchor" => Ctx::Compiled,
+        15 if key == "contentEncoding" => Ctx::Text,
+        16 => match key {
+            "unevaluatedItems" => schema,
+            "exclusiveMaximum" | "exclusiveMinimum" => Ctx::Number,
+            "contentMediaType" => Ctx::Text,
+            "$recursiveAnchor" | "dependentSchemas" => Ctx::Compiled,
+            _ => Ctx::Any,
+        },
+        17 if matches!(key, "patternProperties" | "dependentRequired") => Ctx::Compiled,
+        20 if key == "additionalProperties" => schema,
+        21 if key == "unevaluatedProperties" => schema,
+        // `const`, `default`, and keywords of no vocabulary: any value.
+        _ => Ctx::Any,
+    };
+    if ctx == Ctx::Compiled {
+        facts.needs_compile = true;
+        return Ctx::Any;
+    }
+    ctx
+}
+
+/// A key, borrowed from the text when it has no escapes.
+pub(super) struct Key<'de>(pub(super) Cow<'de, str>);
+
+impl<'de> de::Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl<'de> Visitor<'de> for KeyVisitor {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string key")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(v.to_owned())))
+            }
+        }
+        deserializer.deserialize_str(KeyVisitor)
+    }
+}
