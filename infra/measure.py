@@ -4,7 +4,13 @@ For each run: a fresh `cargo lambda watch --only-lambda-apis` on a free loopback
 `initialize` request queued at its /lambda-url/<function>/ endpoint, then the binary started
 with the Runtime API variables; the figure is the time from starting the process to the answer
 of that first request (cold start: runtime start, configuration, manifest load and compile, the
-first invocation). Prints the median, minimum and maximum of every function.
+first invocation). Prints the median, minimum and maximum of every function, for the baked
+sample manifest and for the bench's generated 1,000-tool manifest (`infra/bench/cold_start.py`).
+
+Run as root on a machine with cgroup v1's cpu controller, it also measures under the CPU share
+of a 1,769 MB and of a 256 MB function (a cgroup CPU quota, as `infra/bench/cold_start.py`
+does): the function process execs in its group already, so the clock starts at its exec; the
+emulator stays outside the group.
 
 Usage (infra/measure.sh builds the binaries first):
   python infra/measure.py CARGO_LAMBDA RUNS FUNCTION=BINARY [FUNCTION=BINARY ...]
@@ -12,13 +18,19 @@ Usage (infra/measure.sh builds the binaries first):
 
 import json
 import os
+import shutil
 import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.request
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "bench"))
+import cold_start  # noqa: E402  (the bench's CPU group, launcher and generated manifests)
 
 PUBLIC_PATH = {"mcp-core": "/mcp/core", "mcp-router": "/mcp/core"}
 INITIALIZE = json.dumps(
@@ -50,7 +62,7 @@ def wait_listening(port, process, seconds=60):
     raise SystemExit("the emulator is not listening")
 
 
-def one_cold_start(cargo_lambda, function, binary):
+def one_cold_start(cargo_lambda, function, binary, source, group):
     port = free_port()
     emulator = subprocess.Popen(
         [cargo_lambda, "lambda", "watch", "--only-lambda-apis", "--invoke-address", "127.0.0.1", "--invoke-port", str(port)],
@@ -85,12 +97,31 @@ def one_cold_start(cargo_lambda, function, binary):
                 "AWS_LAMBDA_FUNCTION_NAME": function,
                 "AWS_LAMBDA_FUNCTION_VERSION": "1",
                 "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "256",
-                "MCP_REGISTRY_SOURCE": "baked:sample",
+                "MCP_REGISTRY_SOURCE": source,
                 "RUST_LOG": "warn",
             }
         )
-        started = time.perf_counter()
-        function_process = subprocess.Popen([binary], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if group is None:
+            started = time.perf_counter()
+            function_process = subprocess.Popen([binary], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        else:
+            # Enters the group before its exec, says it is ready and waits for a line: the
+            # move into the group and the shell's start are not part of the cold start.
+            function_process = subprocess.Popen(
+                ["/bin/sh", "-c", cold_start.LAUNCHER, binary],
+                env=env,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                preexec_fn=group.enter,
+            )
+            if function_process.stdout.read(1) != b"r":
+                raise SystemExit(f"{function}: the launcher did not start")
+            function_process.stdout.close()
+            time.sleep(cold_start.PERIOD_US / 1e6)
+            started = time.perf_counter()
+            function_process.stdin.write(b"go\n")
+            function_process.stdin.close()
         sender.join(timeout=60)
         if answered.get("status") != 200 or b'"serverInfo"' not in answered.get("body", b""):
             raise SystemExit(f"{function}: no initialize answer: {answered}")
@@ -105,13 +136,37 @@ def one_cold_start(cargo_lambda, function, binary):
 
 def main():
     cargo_lambda, runs = sys.argv[1], int(sys.argv[2])
-    for pair in sys.argv[3:]:
-        function, binary = pair.split("=", 1)
-        samples = [one_cold_start(cargo_lambda, function, binary) for _ in range(runs)]
-        print(
-            f"{function}: process start to first answered request: median {statistics.median(samples):.1f} ms "
-            f"(min {min(samples):.1f}, max {max(samples):.1f}, {runs} runs)"
-        )
+    functions = [pair.split("=", 1) for pair in sys.argv[3:]]
+    workdir = Path(tempfile.mkdtemp(prefix="mcp-measure-"))
+    manifest = workdir / "manifest-1000.json"
+    manifest.write_text(json.dumps(cold_start.generated_manifest(1000), separators=(",", ":")))
+    sources = [("baked sample", "baked:sample"), ("1,000 tools", f"file:{manifest}")]
+    shares = [("unlimited", None)]
+    group = None
+    if os.geteuid() == 0 and (cold_start.CGROUP_CPU / "cpu.cfs_quota_us").exists():
+        group = cold_start.CpuGroup()
+        shares += [("1,769 MB", 100_000), ("256 MB", 14_470)]
+    else:
+        print("(not root or no cgroup v1 cpu controller: no CPU-share figures)")
+    try:
+        for share, quota in shares:
+            if group is not None:
+                group.set_quota(quota)
+            for function, binary in functions:
+                for label, source in sources:
+                    samples = [
+                        one_cold_start(cargo_lambda, function, binary, source, group)
+                        for _ in range(runs)
+                    ]
+                    print(
+                        f"{function}, {label}, CPU {share}: process start to first answered request: "
+                        f"median {statistics.median(samples):.1f} ms "
+                        f"(min {min(samples):.1f}, max {max(samples):.1f}, {runs} runs)"
+                    )
+    finally:
+        if group is not None:
+            group.remove()
+        shutil.rmtree(workdir, ignore_errors=True)
 
 
 if __name__ == "__main__":

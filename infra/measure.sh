@@ -3,7 +3,9 @@
 # - release size, stripped, of the arm64 artifacts that `sam build` deploys (cargo lambda build)
 #   and of the host (x86_64) build;
 # - cold start of the host build under the `cargo lambda watch` Runtime API emulator: time from
-#   process start to the first answered request (infra/measure.py), RUNS times (default 10).
+#   process start to the first answered request (infra/measure.py), RUNS times (default 10), with
+#   the baked sample and a 1,000-tool manifest; run as root, also under the CPU share of a
+#   1,769 MB and a 256 MB function (cgroup v1 CPU quotas).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs="${1:-10}"

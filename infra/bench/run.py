@@ -9,7 +9,9 @@ MCP servers whose one tool POSTs to the same Tool Service (TypeScript SDK, Pytho
 connection counts and fixed request counts, round after round, the contenders interleaved in each
 round so that a change in machine load hits all of them alike. Prints one table: requests/s, p50,
 p99, resident memory after the run, and ratios to the direct call, to the nginx hop and to each
-peer, followed by the cold-start figures.
+peer, followed by the cold-start figures; run as root, these include the start at the CPU share
+of 256 MB, 1,024 MB and 1,769 MB Lambda functions (`cold_start.py`, which also draws
+`cold-start.svg`).
 
 Traffic goes to 127.0.0.1 only; every run is bounded by its request count. Not part of CI.
 
@@ -548,6 +550,22 @@ def cold_start(binaries: dict[str, Path], workdir: Path, repeats: int) -> list[t
     return rows
 
 
+def cold_start_at_cpu_shares(binary: Path, smoke: bool) -> str:
+    """Start to first `tools/list` answer under the CPU share of a 256 MB, 1,024 MB and 1,769 MB
+    function, with the baked sample and generated 1,000- and 10,000-tool manifests, resident
+    memory after the start, and a tool's first call against a later one: `cold_start.py` on
+    this build (cgroup v1 CPU quotas; needs root), which also writes the chart
+    `cold-start.svg`. Its tables, or why they are missing."""
+    if os.geteuid() != 0 or not Path("/sys/fs/cgroup/cpu/cpu.cfs_quota_us").exists():
+        return "(No cold start at CPU shares: it needs root and cgroup v1's cpu controller.)"
+    repeats = ["--repeats", "1", "--call-runs", "1"] if smoke else ["--repeats", "9"]
+    done = subprocess.run([sys.executable, str(BENCH / "cold_start.py"), "--binary",
+                           f"this build={binary}", *repeats], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"bench: cold_start.py failed:\n{done.stderr[-2000:]}")
+    return done.stdout.strip()
+
+
 # ---------------------------------------------------------------------------------------------
 # The run
 
@@ -617,6 +635,7 @@ def main() -> int:
     # (a 1,000-tool start 27-30 ms there against 20-21 ms a minute later, same binary).
     log("cold start")
     cold = cold_start(binaries, workdir, 3 if args.smoke else 15)
+    shares = cold_start_at_cpu_shares(binaries["mcp-local"], args.smoke)
 
     servers: list[Server] = []
     try:
@@ -778,6 +797,7 @@ def main() -> int:
                   f"AWS Lambda. p50 at one connection: {lambda_p50:.3f} ms."]
     lines += ["", "| cold start | figure |", "|---|---|"]
     lines += [f"| {label} | {value} |" for label, value in cold]
+    lines += ["", shares]
     lines += [
         "",
         f"Machine: {machine()}. Load average (1, 5, 15 min) {load_before} before, "
@@ -795,7 +815,8 @@ def main() -> int:
             {"scenarios": [{"contender": s.contender, "method": s.method,
                             "connections": s.connections, "requests": s.requests,
                             "runs": s.runs, "median": summary[s.key]} for s in scenarios],
-             "rss_mib": rss, "cold_start": cold, "load_before": load_before,
+             "rss_mib": rss, "cold_start": cold, "cold_start_at_cpu_shares": shares,
+             "load_before": load_before,
              "load_after": load_after, "machine": machine()}, indent=2))
     shutil.rmtree(workdir, ignore_errors=True)
     return 0
