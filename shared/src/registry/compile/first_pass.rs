@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use super::manifest::compile_manifest_with;
 use super::problems::{ManifestProblem, join};
 use super::threads::{CompiledTool, ToolsInput, compile_tools_at};
-use super::tool_stream::{CheckedPatterns, StreamedTool};
+use super::tool_stream::{CheckedPatterns, Finished, StreamedTool};
 use crate::registry::Snapshot;
 
 /// Each `tools` array's tools, compiled (their places in the document hold empty arrays): per
@@ -34,18 +34,31 @@ pub(crate) fn compile_manifest_text(
     let text = std::str::from_utf8(bytes).ok()?;
     let (document, streamed) = read::<StreamedTool<'_>>(text)?;
     let mut patterns = CheckedPatterns::default();
-    let mut finish = |tools: Vec<StreamedTool<'_>>| -> Vec<Option<CompiledTool>> {
+    let mut not_json = false;
+    // `around`: the arrays and objects around a tool's fields: the root, `tools` and the tool;
+    // in the `routes` form also `routes` and the route.
+    let mut finish = |tools: Vec<StreamedTool<'_>>, around: usize| -> Vec<Option<CompiledTool>> {
         tools
             .into_iter()
-            .map(|tool| tool.finish(&mut patterns))
+            .map(|tool| match tool.finish(around, &mut patterns) {
+                Finished::Compiled(tool) => Some(tool),
+                Finished::Unproven => None,
+                Finished::NotJson => {
+                    not_json = true;
+                    None
+                }
+            })
             .collect()
     };
     let routes: Vec<Option<Vec<Option<CompiledTool>>>> = streamed
         .routes
         .into_iter()
-        .map(|tools| tools.map(&mut finish))
+        .map(|tools| tools.map(|tools| finish(tools, 5)))
         .collect();
-    let single = streamed.single.map(&mut finish);
+    let single = streamed.single.map(|tools| finish(tools, 3));
+    if not_json {
+        return None;
+    }
     let unproven =
         |tools: &Option<Vec<Option<CompiledTool>>>| tools.iter().flatten().any(Option::is_none);
     // The tools the reading could not prove valid, compiled from their raw texts by the full

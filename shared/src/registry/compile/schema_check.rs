@@ -68,7 +68,15 @@ enum Ctx {
 
 /// What the read found in one schema.
 #[derive(Debug, Default)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "independent findings of one read, each set where it is found"
+)]
 pub(super) struct Facts<'de> {
+    /// Text the manifest's own parse would refuse (a lone surrogate, a number out of range,
+    /// nesting past serde_json's limit counted from the document's root): the whole manifest
+    /// goes to that parse, which names the error.
+    pub(super) not_json: bool,
     /// A value the read cannot prove valid: the tool goes to the full check.
     pub(super) unproven: bool,
     /// A keyword whose validity only the compiler decides: the schema is compiled at load.
@@ -87,22 +95,43 @@ pub(super) struct Facts<'de> {
     seen: Vec<Cow<'de, str>>,
     /// Where the frame of the `type` or `required` array being read starts in `seen`.
     list_frame: usize,
+    /// The arrays and objects open around the value being read, counted from the document's
+    /// root.
+    depth: usize,
 }
 
+/// The most arrays and objects serde_json nests (its recursion limit, 128, counts down and
+/// refuses the container that reaches 0).
+pub(super) const MAX_DEPTH: usize = 127;
+
 impl<'de> Facts<'de> {
-    /// Reads the schema `text` (a JSON value) and what it holds.
-    pub(super) fn of_schema(text: &'de str) -> Self {
-        let mut facts = Facts::default();
+    /// Reads the schema `text` (a JSON value, inside `around` arrays and objects of the
+    /// manifest) and what it holds.
+    pub(super) fn of_schema(text: &'de str, around: usize) -> Self {
+        let mut facts = Facts {
+            depth: around,
+            ..Facts::default()
+        };
         let mut de = serde_json::Deserializer::from_str(text);
         let read = Check {
             ctx: Ctx::Schema { root: true },
             facts: &mut facts,
         }
         .deserialize(&mut de);
+        // The checker itself never fails: an error is the text's.
         if read.is_err() {
-            facts.unproven = true;
+            facts.not_json = true;
         }
         facts
+    }
+
+    /// Opens an array or object: `false` past [`MAX_DEPTH`].
+    fn enter(&mut self) -> bool {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            self.not_json = true;
+        }
+        !self.not_json
     }
 
     /// Whether `name` repeats one of the frame starting at `frame`; records it.
@@ -229,6 +258,9 @@ impl<'de> Visitor<'de> for Check<'_, 'de> {
                 Ctx::Any
             }
         };
+        if !facts.enter() {
+            return Err(de::Error::custom("nested too deep"));
+        }
         let marker = facts.seen.len();
         let outer_frame = std::mem::replace(&mut facts.list_frame, marker);
         let mut count = 0usize;
@@ -243,6 +275,7 @@ impl<'de> Visitor<'de> for Check<'_, 'de> {
         }
         facts.seen.truncate(marker);
         facts.list_frame = outer_frame;
+        facts.depth -= 1;
         let must_have_one = matches!(
             self.ctx,
             Ctx::SchemaList | Ctx::Type | Ctx::DataList { non_empty: true }
@@ -257,6 +290,9 @@ impl<'de> Visitor<'de> for Check<'_, 'de> {
         match self.ctx {
             Ctx::Schema { .. } | Ctx::SchemaMap { .. } | Ctx::Any => {}
             _ => facts.unproven = true,
+        }
+        if !facts.enter() {
+            return Err(de::Error::custom("nested too deep"));
         }
         let frame = facts.seen.len();
         while let Some(Key(key)) = map.next_key()? {
@@ -281,6 +317,7 @@ impl<'de> Visitor<'de> for Check<'_, 'de> {
             })?;
         }
         facts.seen.truncate(frame);
+        facts.depth -= 1;
         Ok(())
     }
 }

@@ -245,7 +245,7 @@ fn r5_t4_texts_a_value_cannot_write_load_as_the_full_check_loads_them() {
 }
 
 #[test]
-fn t4_an_entry_is_the_manifests_own_text_of_each_public_field_in_t1_order() {
+fn t4_an_entry_holds_the_manifests_own_schema_texts_in_t1_order() {
     let manifest = "{\"tools\": [{\"_meta\": {\"endpoint\": \"http://127.0.0.1:9/a\"},\n \
         \"inputSchema\": { \"type\": \"object\", \"properties\": {\"n\": {\"maximum\": 1e2}} },\n \
         \"name\": \"a\", \"title\": \"\\u00e9\", \"x-private\": 1}]}";
@@ -253,7 +253,7 @@ fn t4_an_entry_is_the_manifests_own_text_of_each_public_field_in_t1_order() {
     let route = snapshot.single.as_deref().unwrap();
     assert_eq!(
         route.tools_list_result().to_json(),
-        r#"{"tools":[{"name":"a","title":"\u00e9","inputSchema":{ "type": "object", "properties": {"n": {"maximum": 1e2}} }}]}"#
+        r#"{"tools":[{"name":"a","title":"é","inputSchema":{ "type": "object", "properties": {"n": {"maximum": 1e2}} }}]}"#
     );
 }
 
@@ -362,4 +362,84 @@ proptest! {
         }
         let _ = assert_same_load(&[with_schema("p", &schema)]);
     }
+}
+
+/// Text a `Value` parse of the manifest refuses is refused as that parse refuses it (not JSON),
+/// wherever in a tool it sits, however the tool is read.
+#[test]
+fn r5_text_a_value_parse_refuses_is_not_json_wherever_it_sits() {
+    let nested =
+        |depth: usize, inner: &str| format!("{}{inner}{}", "[".repeat(depth), "]".repeat(depth));
+    let deep_schema = |levels: usize| {
+        format!(
+            r#"{{"type":"object"{}}}"#,
+            r#","not":{"type":"object""#.repeat(levels - 1) + &"}".repeat(levels - 1)
+        )
+    };
+    let tool = |fields: &str| {
+        format!(
+            r#"{{"name":"a",{fields}"inputSchema":{{"type":"object"}},"_meta":{{"endpoint":"http://127.0.0.1:9/a"}}}}"#
+        )
+    };
+    let single = |tool: &str| format!(r#"{{"routeKey":"core","tools":[{tool}]}}"#);
+    let routes = |tool: &str| {
+        format!(r#"{{"manifestVersion":1,"routes":[{{"routeKey":"core","tools":[{tool}]}}]}}"#)
+    };
+    let mut texts = vec![
+        single(&tool(r#""description":"\ud800","#)),
+        single(&tool(r#""annotations":{"x":1e400},"#)),
+        single(&tool(r#""icons":["\udc00"],"#)),
+        single(&tool(r#""x-private":1e999,"#)),
+        single(&tool(r#""description":"\ud800","description":"x","#)),
+        single(&tool(r#""inputSchema":{"type":"object","maximum":1e400},"#)),
+        single(&tool(&format!(
+            r#""annotations":{{"x":{}}},"#,
+            nested(124, "1")
+        ))),
+        single(&tool(&format!(
+            r#""annotations":{{"x":{}}},"#,
+            nested(123, "1")
+        ))),
+        single(
+            r#"{"name":"\ud800","inputSchema":{"type":"object"},"_meta":{"endpoint":"http://127.0.0.1:9/a"}}"#,
+        ),
+        // Repeated keys in annotations: the last one wins, as in a `Value`.
+        single(&tool(
+            r#""annotations":{"destructiveHint":false,"destructiveHint":true},"#,
+        )),
+    ];
+    for levels in [122, 123, 124, 125, 126, 127] {
+        let text = format!(
+            r#"{{"name":"a","inputSchema":{},"_meta":{{"endpoint":"http://127.0.0.1:9/a"}}}}"#,
+            deep_schema(levels)
+        );
+        texts.push(single(&text));
+        texts.push(routes(&text));
+    }
+    let mut refused = 0;
+    for text in &texts {
+        let by_load = crate::registry::compile_bytes("t", text.as_bytes());
+        match serde_json::from_str::<Value>(text) {
+            Err(error) => {
+                refused += 1;
+                assert!(
+                    matches!(&by_load, Err(crate::registry::RegistryError::NotJson { reason, .. }) if *reason == error.to_string()),
+                    "{text}: {by_load:?}"
+                );
+            }
+            Ok(document) => {
+                let by_document = outcome(compile_manifest(&document));
+                let by_text = compile_manifest_text(text.as_bytes()).map(outcome);
+                assert_eq!(
+                    by_text.unwrap_or_else(|| by_document.clone()),
+                    by_document,
+                    "{text}"
+                );
+                assert!(by_load.is_ok() == by_document.is_ok(), "{text}");
+            }
+        }
+    }
+    // Eight of the fixed texts; schemas nested past 124 levels in the single-route form (3 of
+    // 6) and past 122 in the `routes` form (5 of 6).
+    assert_eq!(refused, 16, "the texts a Value parse refuses");
 }
