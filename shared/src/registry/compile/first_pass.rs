@@ -183,30 +183,6 @@ struct IfObject<T>(Option<T>);
 /// anything else.
 struct IfArray<T>(Option<Vec<T>>);
 
-/// The scalar `visit_*` methods of a visitor that answers `$none` for every scalar.
-macro_rules! scalars_are {
-    ($none:expr) => {
-        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-            Ok($none)
-        }
-        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-            Ok($none)
-        }
-        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-            Ok($none)
-        }
-        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-            Ok($none)
-        }
-        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-            Ok($none)
-        }
-        fn visit_unit<E>(self) -> Result<Self::Value, E> {
-            Ok($none)
-        }
-    };
-}
-
 /// The manifest root (`ROOT`, the only object with `routes`) or a route of `routes`.
 impl<'de, T: Deserialize<'de>, const ROOT: bool> Deserialize<'de> for IfObject<Fields<T, ROOT>> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {

@@ -12,6 +12,30 @@
 //! - `threads`: compiling a route's tools on scoped threads;
 //! - `problems`: [`ManifestProblem`] with its JSON path.
 
+/// The scalar `visit_*` methods of a visitor that answers `$none` for every scalar.
+macro_rules! scalars_are {
+    ($none:expr) => {
+        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+            Ok($none)
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+            Ok($none)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+            Ok($none)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+            Ok($none)
+        }
+        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+            Ok($none)
+        }
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok($none)
+        }
+    };
+}
+
 mod first_pass;
 mod manifest;
 mod problems;

@@ -26,30 +26,6 @@ use super::tool::{compile_meta, header_params, is_tool_name};
 use crate::registry::lazy_validator::SchemaText;
 use crate::registry::{LazyValidator, Tool};
 
-/// The scalar `visit_*` methods of a visitor that answers `$value` for every scalar.
-macro_rules! scalars_are {
-    ($value:expr) => {
-        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-            Ok($value)
-        }
-        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-            Ok($value)
-        }
-        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-            Ok($value)
-        }
-        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-            Ok($value)
-        }
-        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-            Ok($value)
-        }
-        fn visit_unit<E>(self) -> Result<Self::Value, E> {
-            Ok($value)
-        }
-    };
-}
-
 /// A tool as the pass read it. `None` for a tool that is not an object.
 pub(super) struct StreamedTool<'de>(Option<Box<ToolDraft<'de>>>);
 
