@@ -114,17 +114,19 @@ fn placeholders(template: &EndpointTemplate) -> impl Iterator<Item = &str> {
 }
 
 /// CONTRACT M2: a legacy tool's endpoint (no `_meta.parameters`) may hold no `{name}`
-/// placeholder, which would otherwise be sent percent-encoded as it is.
-pub(super) fn check_no_placeholders(endpoint: &str, at: &str, problems: &mut Problems) {
+/// placeholder, which would otherwise be sent percent-encoded as it is. A problem is reported at
+/// `<meta_path>.endpoint`.
+pub(super) fn check_no_placeholders(endpoint: &str, meta_path: &str, problems: &mut Problems) {
     if !endpoint.contains(['{', '}']) {
         return;
     }
+    let at = join(meta_path, "endpoint");
     let mut scratch = Problems::default();
-    if let Some(template) = parse_template(endpoint, at, &mut scratch)
+    if let Some(template) = parse_template(endpoint, &at, &mut scratch)
         && let Some(name) = placeholders(&template).next()
     {
         problems.add(
-            at,
+            &at,
             format!("placeholder '{{{name}}}' is not a path parameter"),
         );
     }

@@ -390,7 +390,7 @@ pub(super) fn compile_meta(
             problems,
         ),
         (None, Some(Value::String(url))) if is_http => {
-            check_no_placeholders(url, &join(&meta_path, "endpoint"), problems);
+            check_no_placeholders(url, &meta_path, problems);
             None
         }
         _ => None,
@@ -440,18 +440,60 @@ fn endpoint_url_problem(text: &str, url: &url::Url) -> Option<&'static str> {
         .find('/')
         .map_or("", |start| &after_scheme[start..]);
     let path = path.split(['?', '#']).next().unwrap_or_default();
-    // `.`, `..` and their percent-encoded forms (`%2e`, `.%2E`, ...): at most 6 characters.
-    let dot_segment = path.split('/').any(|segment| {
-        segment.len() <= 6 && {
-            let lower = segment.to_ascii_lowercase().replace("%2e", ".");
-            matches!(lower.as_str(), "." | "..")
-        }
-    });
+    let dot_segment = path.split('/').any(is_dot_segment);
     dot_segment.then_some("must not hold '.' or '..' path segments")
+}
+
+/// `.`, `..` and their percent-encoded forms, in any case (`%2e`, `.%2E`, `%2e%2e`, ...): the
+/// WHATWG URL standard's single- and double-dot path segments.
+fn is_dot_segment(segment: &str) -> bool {
+    let s = segment.as_bytes();
+    match s.len() {
+        1 => s == b".",
+        2 => s == b"..",
+        3 => s.eq_ignore_ascii_case(b"%2e"),
+        4 => s.eq_ignore_ascii_case(b".%2e") || s.eq_ignore_ascii_case(b"%2e."),
+        6 => s.eq_ignore_ascii_case(b"%2e%2e"),
+        _ => false,
+    }
 }
 
 fn absolute_http_url(url: &str) -> Option<url::Url> {
     url::Url::parse(url).ok().filter(|u| {
         matches!(u.scheme(), "http" | "https") && u.host_str().is_some_and(|h| !h.is_empty())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_dot_segment;
+
+    /// CONTRACT R5, M2: the dot segments an endpoint may not hold, as the URL standard spells
+    /// them, and segments that only look like them.
+    #[test]
+    fn r5_dot_segments_are_the_url_standards_in_any_case() {
+        for segment in [
+            ".", "..", "%2e", "%2E", ".%2e", ".%2E", "%2e.", "%2E.", "%2e%2e", "%2E%2e", "%2e%2E",
+            "%2E%2E",
+        ] {
+            assert!(is_dot_segment(segment), "{segment:?}");
+        }
+        for segment in [
+            "",
+            "...",
+            ".a",
+            "a.",
+            "%2f",
+            "%2e%2f",
+            "%2e%2e.",
+            "%2e%2",
+            "tools",
+            "%2e%2e%2e",
+            "%e2",
+            ". ",
+            "%2e.%2e",
+        ] {
+            assert!(!is_dot_segment(segment), "{segment:?}");
+        }
+    }
 }
