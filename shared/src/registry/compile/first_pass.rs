@@ -1,11 +1,16 @@
 //! The one pass over a manifest's text (CONTRACT R5 load): the document parsed with each `tools`
-//! array's tools read as they stream by ([`super::tool_stream`]): copied into their `tools/list`
-//! entries and checked as they are copied. A tool that reading cannot prove valid is compiled by
-//! the full check from its raw text, which a second pass keeps (only when there is such a tool).
+//! array's tools read as they stream by ([`super::tool_stream`]) and finished before the next
+//! tool is read: checked, copied into their `tools/list` entries and compiled while their text is
+//! fresh, so that a load holds one tool's reading at a time. A tool that reading cannot prove
+//! valid is compiled by the full check from its raw text, which a second pass keeps (only when
+//! there is such a tool).
 
 use std::fmt;
 
-use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{
+    Deserialize, DeserializeSeed, Deserializer, Error as _, IgnoredAny, MapAccess, SeqAccess,
+    Visitor,
+};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
@@ -32,39 +37,13 @@ pub(crate) fn compile_manifest_text(
 ) -> Option<Result<Snapshot, Vec<ManifestProblem>>> {
     // Checked as UTF-8 once, so that the reading does not check each string again.
     let text = std::str::from_utf8(bytes).ok()?;
-    let (document, streamed) = read::<StreamedTool<'_>>(text)?;
-    let mut patterns = CheckedPatterns::default();
-    let mut not_json = false;
-    // `around`: the arrays and objects around a tool's fields: the root, `tools` and the tool;
-    // in the `routes` form also `routes` and the route.
-    let mut finish = |tools: Vec<StreamedTool<'_>>, around: usize| -> Vec<Option<CompiledTool>> {
-        tools
-            .into_iter()
-            .map(|tool| match tool.finish(around, &mut patterns) {
-                Finished::Compiled(tool) => Some(tool),
-                Finished::Unproven => None,
-                Finished::NotJson => {
-                    not_json = true;
-                    None
-                }
-            })
-            .collect()
-    };
-    let routes: Vec<Option<Vec<Option<CompiledTool>>>> = streamed
-        .routes
-        .into_iter()
-        .map(|tools| tools.map(|tools| finish(tools, 5)))
-        .collect();
-    let single = streamed.single.map(|tools| finish(tools, 3));
-    if not_json {
-        return None;
-    }
+    let (document, finished) = read(text, &mut Finishing::default())?;
     let unproven =
         |tools: &Option<Vec<Option<CompiledTool>>>| tools.iter().flatten().any(Option::is_none);
     // The tools the reading could not prove valid, compiled from their raw texts by the full
     // check, which names their problems.
-    let raw = if routes.iter().any(unproven) || unproven(&single) {
-        Some(read::<&RawValue>(text)?.1)
+    let raw = if finished.routes.iter().any(unproven) || unproven(&finished.single) {
+        Some(read(text, &mut RawTexts)?.1)
     } else {
         None
     };
@@ -83,7 +62,8 @@ pub(crate) fn compile_manifest_text(
         tools.into_iter().collect::<Option<Vec<_>>>()
     };
     let compiled = CompiledTools {
-        routes: routes
+        routes: finished
+            .routes
             .into_iter()
             .enumerate()
             .map(|(i, tools)| {
@@ -91,9 +71,64 @@ pub(crate) fn compile_manifest_text(
                 complete(tools, raw, &format!("routes[{i}]"))
             })
             .collect(),
-        single: complete(single, raw.as_ref().and_then(|raw| raw.single.as_ref()), ""),
+        single: complete(
+            finished.single,
+            raw.as_ref().and_then(|raw| raw.single.as_ref()),
+            "",
+        ),
     };
     Some(compile_manifest_with(&document, compiled))
+}
+
+/// What one pass does with each tool of a `tools` array, as the tool streams by.
+trait ToolReader<'de> {
+    /// A tool as the pass keeps it.
+    type Tool;
+    /// Reads one tool, which sits inside `around` arrays and objects of the manifest.
+    fn read_tool<D: Deserializer<'de>>(
+        &mut self,
+        tool: D,
+        around: usize,
+    ) -> Result<Self::Tool, D::Error>;
+}
+
+/// The one pass: each tool read ([`StreamedTool`]) and finished while its text is fresh, its
+/// reading dropped before the next tool's: compiled, or `None` for the full check. A tool with
+/// text a `Value` parse refuses ends the pass (the manifest is then parsed whole).
+#[derive(Default)]
+struct Finishing {
+    patterns: CheckedPatterns,
+}
+
+impl<'de> ToolReader<'de> for Finishing {
+    type Tool = Option<CompiledTool>;
+
+    fn read_tool<D: Deserializer<'de>>(
+        &mut self,
+        tool: D,
+        around: usize,
+    ) -> Result<Self::Tool, D::Error> {
+        match StreamedTool::deserialize(tool)?.finish(around, &mut self.patterns) {
+            Finished::Compiled(tool) => Ok(Some(tool)),
+            Finished::Unproven => Ok(None),
+            Finished::NotJson => Err(D::Error::custom("a schema is not JSON")),
+        }
+    }
+}
+
+/// The second pass: each tool's raw text, for the full check.
+struct RawTexts;
+
+impl<'de> ToolReader<'de> for RawTexts {
+    type Tool = &'de RawValue;
+
+    fn read_tool<D: Deserializer<'de>>(
+        &mut self,
+        tool: D,
+        _around: usize,
+    ) -> Result<Self::Tool, D::Error> {
+        <&'de RawValue>::deserialize(tool)
+    }
 }
 
 /// Each `tools` array's elements as one pass read them.
@@ -102,10 +137,20 @@ struct ReadTools<T> {
     single: Option<Vec<T>>,
 }
 
-/// One pass over the text: the document without its tools, and the tools read as `T`. `None`
-/// when the text is not JSON or does not have the shape of a manifest.
-fn read<'de, T: Deserialize<'de>>(text: &'de str) -> Option<(Value, ReadTools<T>)> {
-    let IfObject(Some(root)) = serde_json::from_str::<IfObject<Fields<T, true>>>(text).ok()? else {
+/// One pass over the text: the document without its tools, and the tools as `reader` reads
+/// them. `None` when the text is not JSON or does not have the shape of a manifest, or when the
+/// reader ends the pass.
+fn read<'de, R: ToolReader<'de>>(
+    text: &'de str,
+    reader: &mut R,
+) -> Option<(Value, ReadTools<R::Tool>)> {
+    // As `serde_json::from_str`: the value, then nothing but whitespace.
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let root = ObjectSeed::<R, true>(reader)
+        .deserialize(&mut deserializer)
+        .ok()?;
+    deserializer.end().ok()?;
+    let IfObject(Some(root)) = root else {
         return None;
     };
     let Fields {
@@ -136,10 +181,10 @@ fn read<'de, T: Deserialize<'de>>(text: &'de str) -> Option<(Value, ReadTools<T>
 }
 
 /// An object of a manifest text (the root, or a route of `routes`) as the one pass reads it:
-/// its fields parsed, except a `tools` array, kept as its elements' raw texts (its place in
-/// `document` holds an empty array), and at the root `routes`. A `tools` that is not an array
-/// is kept as `null`: the compiler reads only that it is there and not an array. A field given
-/// twice keeps its last value, as `serde_json::Value` does.
+/// its fields parsed, except a `tools` array, whose elements the pass's [`ToolReader`] reads
+/// (its place in `document` holds an empty array), and at the root `routes`. A `tools` that is
+/// not an array is kept as `null`: the compiler reads only that it is there and not an array. A
+/// field given twice keeps its last value, as `serde_json::Value` does.
 struct Fields<T, const ROOT: bool> {
     document: Map<String, Value>,
     tools: Option<Vec<T>>,
@@ -147,8 +192,11 @@ struct Fields<T, const ROOT: bool> {
     routes: Option<IfArray<IfObject<Fields<T, false>>>>,
 }
 
-impl<'de, T: Deserialize<'de>, const ROOT: bool> Fields<T, ROOT> {
-    fn read<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+impl<T, const ROOT: bool> Fields<T, ROOT> {
+    fn read<'de, A: MapAccess<'de>, R: ToolReader<'de, Tool = T>>(
+        mut map: A,
+        reader: &mut R,
+    ) -> Result<Self, A::Error> {
         let mut fields = Fields {
             document: Map::new(),
             tools: None,
@@ -156,7 +204,13 @@ impl<'de, T: Deserialize<'de>, const ROOT: bool> Fields<T, ROOT> {
         };
         while let Some(key) = map.next_key::<String>()? {
             if key == "tools" {
-                let IfArray(tools) = map.next_value::<IfArray<T>>()?;
+                // The arrays and objects around a tool: the root, `tools` and the tool; in the
+                // `routes` form also `routes` and the route.
+                let around = if ROOT { 3 } else { 5 };
+                let IfArray(tools) = map.next_value_seed(ToolsSeed {
+                    reader: &mut *reader,
+                    around,
+                })?;
                 let placeholder = if tools.is_some() {
                     Value::Array(Vec::new())
                 } else {
@@ -165,7 +219,7 @@ impl<'de, T: Deserialize<'de>, const ROOT: bool> Fields<T, ROOT> {
                 fields.tools = tools;
                 fields.document.insert(key, placeholder);
             } else if ROOT && key == "routes" {
-                fields.routes = Some(map.next_value()?);
+                fields.routes = Some(map.next_value_seed(RoutesSeed(&mut *reader))?);
             } else {
                 let value = map.next_value::<Value>()?;
                 fields.document.insert(key, value);
@@ -183,49 +237,120 @@ struct IfObject<T>(Option<T>);
 /// anything else.
 struct IfArray<T>(Option<Vec<T>>);
 
-/// The manifest root (`ROOT`, the only object with `routes`) or a route of `routes`.
-impl<'de, T: Deserialize<'de>, const ROOT: bool> Deserialize<'de> for IfObject<Fields<T, ROOT>> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct ObjectVisitor<T, const ROOT: bool>(std::marker::PhantomData<T>);
-        impl<'de, T: Deserialize<'de>, const ROOT: bool> Visitor<'de> for ObjectVisitor<T, ROOT> {
-            type Value = IfObject<Fields<T, ROOT>>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-                Fields::read(map).map(|fields| IfObject(Some(fields)))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(IfObject(None))
-            }
-            scalars_are!(IfObject(None));
-        }
-        deserializer.deserialize_any(ObjectVisitor::<T, ROOT>(std::marker::PhantomData))
+/// Reads the manifest root (`ROOT`, the only object with `routes`) or a route of `routes`.
+struct ObjectSeed<'r, R, const ROOT: bool>(&'r mut R);
+
+impl<'de, R: ToolReader<'de>, const ROOT: bool> DeserializeSeed<'de> for ObjectSeed<'_, R, ROOT> {
+    type Value = IfObject<Fields<R::Tool, ROOT>>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
     }
 }
 
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for IfArray<T> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct ArrayVisitor<T>(std::marker::PhantomData<T>);
-        impl<'de, T: Deserialize<'de>> Visitor<'de> for ArrayVisitor<T> {
-            type Value = IfArray<T>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                let mut elements = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-                while let Some(element) = seq.next_element()? {
-                    elements.push(element);
-                }
-                Ok(IfArray(Some(elements)))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(IfArray(None))
-            }
-            scalars_are!(IfArray(None));
-        }
-        deserializer.deserialize_any(ArrayVisitor(std::marker::PhantomData))
+impl<'de, R: ToolReader<'de>, const ROOT: bool> Visitor<'de> for ObjectSeed<'_, R, ROOT> {
+    type Value = IfObject<Fields<R::Tool, ROOT>>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
     }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        Fields::read(map, self.0).map(|fields| IfObject(Some(fields)))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(IfObject(None))
+    }
+
+    scalars_are!(IfObject(None));
+}
+
+/// Reads a `tools` array, each element with the pass's [`ToolReader`].
+struct ToolsSeed<'r, R> {
+    reader: &'r mut R,
+    around: usize,
+}
+
+impl<'de, R: ToolReader<'de>> DeserializeSeed<'de> for ToolsSeed<'_, R> {
+    type Value = IfArray<R::Tool>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de, R: ToolReader<'de>> Visitor<'de> for ToolsSeed<'_, R> {
+    type Value = IfArray<R::Tool>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut tools = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(tool) = seq.next_element_seed(ToolSeed {
+            reader: &mut *self.reader,
+            around: self.around,
+        })? {
+            tools.push(tool);
+        }
+        Ok(IfArray(Some(tools)))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(IfArray(None))
+    }
+
+    scalars_are!(IfArray(None));
+}
+
+/// Reads one element of a `tools` array with the pass's [`ToolReader`].
+struct ToolSeed<'r, R> {
+    reader: &'r mut R,
+    around: usize,
+}
+
+impl<'de, R: ToolReader<'de>> DeserializeSeed<'de> for ToolSeed<'_, R> {
+    type Value = R::Tool;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        self.reader.read_tool(deserializer, self.around)
+    }
+}
+
+/// Reads the root's `routes`: each element a route object ([`ObjectSeed`]).
+struct RoutesSeed<'r, R>(&'r mut R);
+
+impl<'de, R: ToolReader<'de>> DeserializeSeed<'de> for RoutesSeed<'_, R> {
+    type Value = IfArray<IfObject<Fields<R::Tool, false>>>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de, R: ToolReader<'de>> Visitor<'de> for RoutesSeed<'_, R> {
+    type Value = IfArray<IfObject<Fields<R::Tool, false>>>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut routes = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(route) = seq.next_element_seed(ObjectSeed::<R, false>(&mut *self.0))? {
+            routes.push(route);
+        }
+        Ok(IfArray(Some(routes)))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(IfArray(None))
+    }
+
+    scalars_are!(IfArray(None));
 }
