@@ -8,8 +8,7 @@
 use std::fmt;
 
 use serde::de::{
-    Deserialize, DeserializeSeed, Deserializer, Error as _, IgnoredAny, MapAccess, SeqAccess,
-    Visitor,
+    Deserialize, DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess, Visitor,
 };
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -17,7 +16,7 @@ use serde_json::{Map, Value};
 use super::manifest::compile_manifest_with;
 use super::problems::{ManifestProblem, join};
 use super::threads::{CompiledTool, ToolsInput, compile_tools_at};
-use super::tool_stream::{CheckedPatterns, Finished, StreamedTool};
+use super::tool_stream::{CheckedPatterns, Finished, StreamedTool, Strict};
 use crate::registry::Snapshot;
 
 /// Each `tools` array's tools, compiled (their places in the document hold empty arrays): per
@@ -229,12 +228,12 @@ impl<T, const ROOT: bool> Fields<T, ROOT> {
     }
 }
 
-/// `Some` when the JSON value is an object (read as [`Fields`]), `None` (the value skipped)
-/// when it is anything else.
+/// `Some` when the JSON value is an object (read as [`Fields`]), `None` (the value read as
+/// strictly as a `Value` parse reads it, and dropped) when it is anything else.
 struct IfObject<T>(Option<T>);
 
-/// `Some` of the elements when the JSON value is an array, `None` (the value skipped) when it is
-/// anything else.
+/// `Some` of the elements when the JSON value is an array, `None` (the value read as strictly
+/// as a `Value` parse reads it, and dropped) when it is anything else.
 struct IfArray<T>(Option<Vec<T>>);
 
 /// Reads the manifest root (`ROOT`, the only object with `routes`) or a route of `routes`.
@@ -259,9 +258,8 @@ impl<'de, R: ToolReader<'de>, const ROOT: bool> Visitor<'de> for ObjectSeed<'_, 
         Fields::read(map, self.0).map(|fields| IfObject(Some(fields)))
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(IfObject(None))
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        Strict::drain_seq(seq).map(|()| IfObject(None))
     }
 
     scalars_are!(IfObject(None));
@@ -299,9 +297,8 @@ impl<'de, R: ToolReader<'de>> Visitor<'de> for ToolsSeed<'_, R> {
         Ok(IfArray(Some(tools)))
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-        Ok(IfArray(None))
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        Strict::drain_map(map).map(|()| IfArray(None))
     }
 
     scalars_are!(IfArray(None));
@@ -347,9 +344,8 @@ impl<'de, R: ToolReader<'de>> Visitor<'de> for RoutesSeed<'_, R> {
         Ok(IfArray(Some(routes)))
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-        Ok(IfArray(None))
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        Strict::drain_map(map).map(|()| IfArray(None))
     }
 
     scalars_are!(IfArray(None));

@@ -408,6 +408,30 @@ fn r5_text_a_value_parse_refuses_is_not_json_wherever_it_sits() {
             r#""annotations":{"destructiveHint":false,"destructiveHint":true},"#,
         )),
     ];
+    // Tools arrays and routes a later key of the same name replaces, and `tools` or `routes`
+    // of the wrong type: read as strictly all the same.
+    let bad = tool(r#""inputSchema":{"type":"object","maximum":1e400},"#);
+    let deep = nested(200, "1");
+    texts.extend([
+        format!(r#"{{"tools":[{bad}],"tools":[{}]}}"#, tool("")),
+        format!(
+            r#"{{"manifestVersion":1,"routes":[{{"routeKey":"a","tools":[{bad}],"tools":[]}}]}}"#
+        ),
+        format!(
+            r#"{{"manifestVersion":1,"routes":[{{"routeKey":"a","tools":[{bad}]}}],"routes":[]}}"#
+        ),
+        r#"{"tools":{"x":"\ud800"}}"#.to_owned(),
+        r#"{"tools":{"x":1e999}}"#.to_owned(),
+        format!(r#"{{"tools":{{"x":{deep}}}}}"#),
+        r#"{"manifestVersion":1,"routes":[{"routeKey":"a","tools":{"x":1e999}}]}"#.to_owned(),
+        r#"{"manifestVersion":1,"routes":{"x":1e999},"routes":[]}"#.to_owned(),
+        r#"{"manifestVersion":1,"routes":[["\ud800"]],"routes":[]}"#.to_owned(),
+        format!(r#"{{"manifestVersion":1,"routes":[{deep}],"routes":[]}}"#),
+        // The same shapes with valid JSON: problems or a load, as the full check gives them.
+        r#"{"tools":{"x":"\u00e9"}}"#.to_owned(),
+        r#"{"manifestVersion":1,"routes":[["x"]],"routes":[]}"#.to_owned(),
+        format!(r#"{{"tools":[{}],"tools":[{}]}}"#, tool(""), tool("")),
+    ]);
     for levels in [122, 123, 124, 125, 126, 127] {
         let text = format!(
             r#"{{"name":"a","inputSchema":{},"_meta":{{"endpoint":"http://127.0.0.1:9/a"}}}}"#,
@@ -439,7 +463,7 @@ fn r5_text_a_value_parse_refuses_is_not_json_wherever_it_sits() {
             }
         }
     }
-    // Eight of the fixed texts; schemas nested past 124 levels in the single-route form (3 of
-    // 6) and past 122 in the `routes` form (5 of 6).
-    assert_eq!(refused, 16, "the texts a Value parse refuses");
+    // Eight of the tools' texts and ten of the replaced or mistyped arrays; schemas nested past
+    // 124 levels in the single-route form (3 of 6) and past 122 in the `routes` form (5 of 6).
+    assert_eq!(refused, 26, "the texts a Value parse refuses");
 }

@@ -105,15 +105,17 @@ impl<'de> Deserialize<'de> for Text<'de> {
 /// Any JSON value read and dropped as strictly as a `Value` parse reads it: escapes and
 /// surrogates, number ranges and the nesting limit (serde_json's `IgnoredAny` skips without
 /// those checks).
-struct Strict;
+pub(super) struct Strict;
 
 impl Strict {
-    fn drain_seq<'de, A: de::SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
+    /// Reads the rest of an array strictly.
+    pub(super) fn drain_seq<'de, A: de::SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
         while seq.next_element::<Strict>()?.is_some() {}
         Ok(())
     }
 
-    fn drain_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<(), A::Error> {
+    /// Reads the rest of an object strictly.
+    pub(super) fn drain_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<(), A::Error> {
         while map.next_entry::<Strict, Strict>()?.is_some() {}
         Ok(())
     }
