@@ -47,7 +47,7 @@ struct Pipeline {
 
 static PIPELINE: LazyLock<Pipeline> = LazyLock::new(|| {
     let manifest = baked_manifest("sample").expect("the sample manifest is baked in");
-    let snapshot = compile_bytes("baked:sample", manifest.as_bytes());
+    let snapshot = compile_bytes("baked:sample", &Bytes::from_static(manifest.as_bytes()));
     let mut config = Config::fixed_defaults();
     config.max_request_bytes = 4096;
     Pipeline {

@@ -114,7 +114,7 @@ fn invalid_arguments() -> Value {
 }
 
 /// A single-route manifest (route `core`) with `n` tools of the nested schema.
-fn manifest(n: usize) -> Vec<u8> {
+fn manifest(n: usize) -> Bytes {
     let tools: Vec<_> = (0..n)
         .map(|i| {
             json!({
@@ -132,6 +132,7 @@ fn manifest(n: usize) -> Vec<u8> {
         "routes": [{"routeKey": "core", "server": {"name": "bench", "title": "Bench", "version": "1.0.0"}, "tools": tools}]
     }))
     .expect("a JSON value serializes")
+    .into()
 }
 
 fn snapshot(tools: usize) -> Snapshot {

@@ -7,6 +7,7 @@
     reason = "criterion_group! generates an undocumented function"
 )]
 
+use bytes::Bytes;
 use criterion::{Criterion, criterion_group, criterion_main};
 use mcp_gateway::registry::compile_bytes;
 use serde_json::json;
@@ -16,7 +17,7 @@ use serde_json::json;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// A manifest with `n` tools, each with a realistic nested input schema.
-fn manifest(n: usize) -> Vec<u8> {
+fn manifest(n: usize) -> Bytes {
     let tools: Vec<_> = (0..n)
         .map(|i| {
             json!({
@@ -51,6 +52,7 @@ fn manifest(n: usize) -> Vec<u8> {
         &json!({"manifestVersion": 1, "routes": [{"routeKey": "core", "tools": tools}]}),
     )
     .unwrap()
+    .into()
 }
 
 fn load(c: &mut Criterion) {

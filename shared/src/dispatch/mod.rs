@@ -18,9 +18,7 @@ use serde_json::{Map, Value};
 use crate::config::Config;
 use crate::invoke::ToolInvoker;
 use crate::policy::{CallerHeaders, Correlation};
-use crate::protocol::{
-    Era, ErrorObject, META_SERVER_INFO, RequestId, encode_response_sized, methods,
-};
+use crate::protocol::{Era, ErrorObject, META_SERVER_INFO, RequestId, encode_response, methods};
 use crate::registry::{Route, ServerInfo};
 use crate::usage::ToolUse;
 
@@ -66,25 +64,13 @@ impl Call<'_> {
     /// `resultType` and `_meta["io.modelcontextprotocol/serverInfo"]` for the modern era, and
     /// `ttlMs` and `cacheScope` on a `cacheable` result.
     fn encode<R: Serialize>(&self, id: &RequestId, result: &R, cacheable: bool) -> Bytes {
-        self.encode_sized(id, result, cacheable, 0)
-    }
-
-    /// [`Self::encode`] into a buffer of at least `capacity` bytes (see
-    /// [`encode_response_sized`]).
-    fn encode_sized<R: Serialize>(
-        &self,
-        id: &RequestId,
-        result: &R,
-        cacheable: bool,
-        capacity: usize,
-    ) -> Bytes {
         let fields = self.era.result_fields();
         if !(fields.result_type || fields.server_info || fields.cache) {
-            return encode_response_sized(id, result, capacity);
+            return encode_response(id, result);
         }
         let server_info = self.server_info();
         let cache = fields.cache && cacheable;
-        encode_response_sized(
+        encode_response(
             id,
             &EraResult {
                 result,
@@ -95,7 +81,6 @@ impl Call<'_> {
                 ttl_ms: cache.then_some(self.config.list_ttl_ms),
                 cache_scope: cache.then(|| self.config.cache_scope()),
             },
-            capacity,
         )
     }
 }

@@ -7,9 +7,10 @@
 //! only a schema whose validity the compiler alone decides. An invalid schema is therefore a
 //! load failure with the message a compilation gives, never a surprise at the first call.
 
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, OnceLock};
 
+use bytes::Bytes;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -41,16 +42,16 @@ pub struct LazyValidator {
 pub(crate) enum SchemaText {
     /// The schema's own text.
     Own(Box<RawValue>),
-    /// A member of the tool's `tools/list` entry (`inputSchema` or `outputSchema`): the entry
-    /// is the only copy of the schema an instance keeps.
-    Member(Arc<Box<RawValue>>, &'static str),
+    /// The schema's text in the manifest, which the instance keeps (its `tools/list` entry
+    /// writes the same text): no copy of the schema is made.
+    Manifest(Bytes),
 }
 
 impl SchemaText {
     fn len(&self) -> usize {
         match self {
             Self::Own(text) => text.get().len(),
-            Self::Member(entry, _) => entry.get().len(),
+            Self::Manifest(text) => text.len(),
         }
     }
 
@@ -58,13 +59,7 @@ impl SchemaText {
     pub(crate) fn parse(&self) -> Result<Value, String> {
         match self {
             Self::Own(text) => serde_json::from_str(text.get()).map_err(|e| e.to_string()),
-            Self::Member(entry, member) => {
-                let mut object: serde_json::Map<String, Value> =
-                    serde_json::from_str(entry.get()).map_err(|e| e.to_string())?;
-                object
-                    .swap_remove(*member)
-                    .ok_or_else(|| format!("the entry has no {member}"))
-            }
+            Self::Manifest(text) => serde_json::from_slice(text).map_err(|e| e.to_string()),
         }
     }
 }

@@ -10,7 +10,7 @@ mod endpoint;
 mod lazy_validator;
 mod portability;
 mod rest;
-mod snapshot;
+pub(crate) mod snapshot;
 pub mod source;
 mod state;
 

@@ -1,8 +1,10 @@
 //! Snapshot types: routes, tools and their pre-computed public forms (CONTRACT P5, P7, T1, T3, X3).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use bytes::Bytes;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
@@ -107,7 +109,12 @@ pub struct Route {
     pub instructions: Option<String>,
     pub(crate) tools: HashMap<String, ToolLookup>,
     /// The listed tools' `tools/list` entries, in manifest order (CONTRACT T1, T3).
-    pub(crate) tools_list: Vec<Arc<Box<RawValue>>>,
+    #[expect(
+        clippy::vec_box,
+        reason = "each entry is written as its tool streams by and moved to the route: boxed, \
+                  the growing vector of a load's tools and this one hold pointers, not entries"
+    )]
+    pub(crate) tools_list: Vec<Box<ListEntry>>,
 }
 
 impl Route {
@@ -125,10 +132,79 @@ impl Route {
     }
 }
 
-/// A route's `tools/list` result: serializes as `{"tools":[…]}` with each entry's text, written
-/// once at load, copied out as it is (CONTRACT T1, T2).
+/// One tool's `tools/list` entry (CONTRACT T1, T4), written at load and copied out as it is.
+#[derive(Debug)]
+pub(crate) enum ListEntry {
+    /// The whole entry's text, as serde_json writes the tool's public fields (a tool compiled
+    /// by the full check).
+    Text(Box<RawValue>),
+    /// The entry in parts, the schemas as the manifest's own texts (a tool compiled by the one
+    /// pass over the manifest's text, which the instance keeps): `head` is
+    /// `{"name":…,"title":…,"description":…,"inputSchema":`, then the input schema's text,
+    /// `,"outputSchema":` and its text when the tool has one, and `tail`, the remaining fields
+    /// and the closing `}`.
+    Parts {
+        head: Box<str>,
+        input_schema: Bytes,
+        output_schema: Option<Bytes>,
+        tail: Cow<'static, str>,
+    },
+}
+
+/// Written between an entry's input and output schema texts.
+const OUTPUT_SCHEMA_KEY: &[u8] = br#","outputSchema":"#;
+
+impl ListEntry {
+    /// The length of the entry's text, in bytes.
+    fn len(&self) -> usize {
+        match self {
+            Self::Text(text) => text.get().len(),
+            Self::Parts {
+                head,
+                input_schema,
+                output_schema,
+                tail,
+            } => {
+                head.len()
+                    + input_schema.len()
+                    + output_schema
+                        .as_ref()
+                        .map_or(0, |text| OUTPUT_SCHEMA_KEY.len() + text.len())
+                    + tail.len()
+            }
+        }
+    }
+
+    /// Appends the entry's text to `out`.
+    fn write_to(&self, out: &mut Vec<u8>) {
+        match self {
+            Self::Text(text) => out.extend_from_slice(text.get().as_bytes()),
+            Self::Parts {
+                head,
+                input_schema,
+                output_schema,
+                tail,
+            } => {
+                out.extend_from_slice(head.as_bytes());
+                out.extend_from_slice(input_schema);
+                if let Some(text) = output_schema {
+                    out.extend_from_slice(OUTPUT_SCHEMA_KEY);
+                    out.extend_from_slice(text);
+                }
+                out.extend_from_slice(tail.as_bytes());
+            }
+        }
+    }
+}
+
+/// A route's `tools/list` result, `{"tools":[…]}`, with each entry's text written at load and
+/// copied out as it is (CONTRACT T1, T2).
 #[derive(Debug, Clone, Copy)]
-pub struct ToolsListResult<'a>(&'a [Arc<Box<RawValue>>]);
+pub struct ToolsListResult<'a>(&'a [Box<ListEntry>]);
+
+/// Where a JSON-RPC response with the result `{"tools":[]}` has its empty list: the first
+/// place this text stands (the `id` before it cannot hold it: a string escapes its quotes).
+const EMPTY_LIST_RESULT: &[u8] = br#""result":{"tools":[]"#;
 
 impl ToolsListResult<'_> {
     /// How many tools the list has.
@@ -143,36 +219,61 @@ impl ToolsListResult<'_> {
         self.0.is_empty()
     }
 
-    /// The length of [`Self::to_json`]'s text, in bytes.
-    #[must_use]
-    pub fn text_len(&self) -> usize {
-        let entries: usize = self.0.iter().map(|entry| entry.get().len()).sum();
-        r#"{"tools":[]}"#.len() + entries + self.0.len().saturating_sub(1)
+    /// The length of the entries' texts with the commas between them, in bytes.
+    fn entries_len(&self) -> usize {
+        let entries: usize = self.0.iter().map(|entry| entry.len()).sum();
+        entries + self.0.len().saturating_sub(1)
+    }
+
+    /// Appends the entries' texts, separated by commas, to `out`.
+    fn write_entries(&self, out: &mut Vec<u8>) {
+        for (i, entry) in self.0.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            entry.write_to(out);
+        }
     }
 
     /// The result as JSON text, `{"tools":[…]}`.
     #[must_use]
     pub fn to_json(&self) -> String {
-        // Raw entries and a map of one field cannot fail to serialize.
-        serde_json::to_string(self).unwrap_or_default()
+        let mut out = Vec::with_capacity(r#"{"tools":[]}"#.len() + self.entries_len());
+        out.extend_from_slice(br#"{"tools":["#);
+        self.write_entries(&mut out);
+        out.extend_from_slice(b"]}");
+        // Every entry is JSON text: the manifest's (checked as UTF-8 at load) or serde_json's.
+        String::from_utf8(out).unwrap_or_default()
+    }
+
+    /// A JSON-RPC response whose result is this list: `response` is the same response written
+    /// with the result `{"tools":[]}` (and the era's fields after it, CONTRACT N4), and the
+    /// entries are written into its empty list. `None` when `response` has no such result.
+    #[must_use]
+    pub(crate) fn fill(&self, response: &[u8]) -> Option<Vec<u8>> {
+        let at = response
+            .windows(EMPTY_LIST_RESULT.len())
+            .position(|window| window == EMPTY_LIST_RESULT)?
+            + EMPTY_LIST_RESULT.len()
+            - 1;
+        let mut out = Vec::with_capacity(response.len() + self.entries_len());
+        out.extend_from_slice(&response[..at]);
+        self.write_entries(&mut out);
+        out.extend_from_slice(&response[at..]);
+        Some(out)
     }
 }
 
-impl serde::Serialize for ToolsListResult<'_> {
+/// The empty `tools/list` result, `{"tools":[]}`: the response [`ToolsListResult::fill`] fills.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct EmptyToolsList;
+
+impl Serialize for EmptyToolsList {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
         let mut map = serializer.serialize_map(Some(1))?;
-        map.serialize_entry("tools", &Entries(self.0))?;
+        map.serialize_entry("tools", &[(); 0])?;
         map.end()
-    }
-}
-
-/// The entries of a `tools/list` result, each written as its text.
-struct Entries<'a>(&'a [Arc<Box<RawValue>>]);
-
-impl serde::Serialize for Entries<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.iter().map(|entry| &***entry))
     }
 }
 
@@ -266,18 +367,39 @@ mod tests {
             json!({"name": "a", "inputSchema": {"type": "object"}}),
             json!({"name": "검색", "description": "quote \" and \\ and \u{1}", "title": "😀"}),
             json!({"name": "c", "annotations": {"readOnlyHint": true}}),
+            json!({"name": "d", "inputSchema": {"type": "object"}, "outputSchema": {"type": "object"}, "icons": []}),
         ];
-        let entries: Vec<Arc<Box<RawValue>>> = values
+        let manifest = Bytes::from_static(br#"{"type":"object"}"#);
+        let entries: Vec<Box<ListEntry>> = values
             .iter()
-            .map(|v| Arc::new(serde_json::value::to_raw_value(v).unwrap()))
+            .map(|v| match v["name"].as_str() {
+                Some("d") => Box::new(ListEntry::Parts {
+                    head: r#"{"name":"d","inputSchema":"#.into(),
+                    input_schema: manifest.clone(),
+                    output_schema: Some(manifest.clone()),
+                    tail: Cow::Borrowed(r#","icons":[]}"#),
+                }),
+                _ => Box::new(ListEntry::Text(serde_json::value::to_raw_value(v).unwrap())),
+            })
             .collect();
         for n in 0..=entries.len() {
             let list = ToolsListResult(&entries[..n]);
             let expected = serde_json::to_string(&json!({"tools": values[..n]})).unwrap();
             assert_eq!(list.to_json(), expected);
-            assert_eq!(serde_json::to_vec(&list).unwrap(), expected.as_bytes());
             assert_eq!((list.len(), list.is_empty()), (n, n == 0));
-            assert_eq!(list.text_len(), expected.len());
+            assert_eq!(list.entries_len() + r#"{"tools":[]}"#.len(), expected.len());
+            for id in [json!(7), json!("\"result\":{\"tools\":[]")] {
+                let empty = serde_json::to_vec(
+                    &json!({"jsonrpc": "2.0", "id": id, "result": EmptyToolsList}),
+                )
+                .unwrap();
+                let filled = serde_json::to_vec(
+                    &json!({"jsonrpc": "2.0", "id": id, "result": {"tools": values[..n]}}),
+                )
+                .unwrap();
+                assert_eq!(list.fill(&empty).unwrap(), filled);
+            }
         }
+        assert_eq!(ToolsListResult(&entries).fill(br#"{"result":{}}"#), None);
     }
 }

@@ -1,15 +1,16 @@
 //! The one pass over a manifest's text (CONTRACT R5 load): the document parsed with each `tools`
-//! array's tools read as they stream by ([`super::tool_stream`]) and finished before the next
-//! tool is read: checked, copied into their `tools/list` entries and compiled while their text is
-//! fresh, so that a load holds one tool's reading at a time. A tool that reading cannot prove
-//! valid is compiled by the full check from its raw text, which a second pass keeps (only when
-//! there is such a tool).
+//! array's tools read as they stream by ([`super::tool_stream`]), their schemas checked as the
+//! parse reads them, and finished before the next tool is read: their `tools/list` entries
+//! written (the schemas as slices of the manifest's text, which the snapshot keeps) and compiled
+//! while their text is fresh, so that a load holds one tool's reading at a time. A tool that
+//! reading cannot prove valid is compiled by the full check from its raw text, which a second
+//! pass keeps (only when there is such a tool). Text a `Value` parse refuses ends the pass: the
+//! manifest is then parsed whole, and refused with that parse's error.
 
 use std::fmt;
 
-use serde::de::{
-    Deserialize, DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess, Visitor,
-};
+use bytes::Bytes;
+use serde::de::{Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
@@ -31,12 +32,22 @@ pub(super) struct CompiledTools {
 /// is not JSON or does not have the shape of a manifest (an object, `routes` an array of
 /// objects): the caller then parses and compiles it whole, which gives the same problems in the
 /// same words.
+///
+/// The snapshot keeps `bytes` (not a copy): the tools' `tools/list` entries and validators
+/// hold slices of it, their schemas' texts.
 pub(crate) fn compile_manifest_text(
-    bytes: &[u8],
+    bytes: &Bytes,
 ) -> Option<Result<Snapshot, Vec<ManifestProblem>>> {
     // Checked as UTF-8 once, so that the reading does not check each string again.
     let text = std::str::from_utf8(bytes).ok()?;
-    let (document, finished) = read(text, &mut Finishing::default())?;
+    let (document, finished) = read(
+        text,
+        &mut Finishing {
+            patterns: CheckedPatterns::default(),
+            manifest: bytes,
+            text,
+        },
+    )?;
     let unproven =
         |tools: &Option<Vec<Option<CompiledTool>>>| tools.iter().flatten().any(Option::is_none);
     // The tools the reading could not prove valid, compiled from their raw texts by the full
@@ -94,12 +105,14 @@ trait ToolReader<'de> {
 /// The one pass: each tool read ([`StreamedTool`]) and finished while its text is fresh, its
 /// reading dropped before the next tool's: compiled, or `None` for the full check. A tool with
 /// text a `Value` parse refuses ends the pass (the manifest is then parsed whole).
-#[derive(Default)]
-struct Finishing {
+struct Finishing<'m> {
     patterns: CheckedPatterns,
+    /// The manifest's text, which the pass reads, as bytes and as text.
+    manifest: &'m Bytes,
+    text: &'m str,
 }
 
-impl<'de> ToolReader<'de> for Finishing {
+impl<'de, 'm: 'de> ToolReader<'de> for Finishing<'m> {
     type Tool = Option<CompiledTool>;
 
     fn read_tool<D: Deserializer<'de>>(
@@ -107,10 +120,10 @@ impl<'de> ToolReader<'de> for Finishing {
         tool: D,
         around: usize,
     ) -> Result<Self::Tool, D::Error> {
-        match StreamedTool::deserialize(tool)?.finish(around, &mut self.patterns) {
+        match StreamedTool::read(tool, self.text, around)?.finish(&mut self.patterns, self.manifest)
+        {
             Finished::Compiled(tool) => Ok(Some(tool)),
             Finished::Unproven => Ok(None),
-            Finished::NotJson => Err(D::Error::custom("a schema is not JSON")),
         }
     }
 }

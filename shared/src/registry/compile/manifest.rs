@@ -6,12 +6,12 @@ use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::first_pass::CompiledTools;
 use super::problems::{ManifestProblem, Problems, join, optional_string};
 use super::threads::{CompiledTool, ToolsInput, compile_tools};
+use crate::registry::snapshot::ListEntry;
 use crate::registry::{Route, ServerInfo, Snapshot, ToolLookup};
 use crate::routing::is_route_key;
 
@@ -195,11 +195,11 @@ fn compile_route(
             }
         });
     }
-    // Each listed tool was serialized once, from the manifest's own values, on the thread that
-    // compiled it (STYLE 10); the route keeps those texts and `tools/list` writes them out in
-    // turn. Joined into one text here, they would be copied once more into fresh memory, which
-    // a cold start pays for in page faults.
-    let tools_list: Vec<Arc<Box<RawValue>>> = active
+    // Each listed tool's entry was written once, when it was compiled (STYLE 10): its schemas
+    // as the manifest's own texts; the route keeps the entries and `tools/list` writes them out
+    // in turn. Joined into one text here, they would be copied once more into fresh memory,
+    // which a cold start pays for in page faults.
+    let tools_list: Vec<Box<ListEntry>> = active
         .iter()
         .filter_map(|&i| outcomes[i].public.take())
         .collect();

@@ -1,5 +1,6 @@
-//! The cheap load check of a tool schema (CONTRACT R5): one streaming read of the schema's text,
-//! no `serde_json::Value` built.
+//! The cheap load check of a tool schema (CONTRACT R5): one streaming read of the schema's text
+//! in the one pass over the manifest, no `serde_json::Value` built, which also finds where the
+//! schema's text ends ([`Facts::text_end`]).
 //!
 //! The read proves a schema valid only when every keyword it meets is one it knows to be valid
 //! with that value under JSON Schema 2020-12 (`type` with simple type names, `properties`,
@@ -98,6 +99,11 @@ pub(super) struct Facts<'de> {
     /// The arrays and objects open around the value being read, counted from the document's
     /// root.
     depth: usize,
+    /// The arrays and objects around the schema, counted from the document's root.
+    around: usize,
+    /// The last string (key or value) read as a slice of the manifest's text: the address just
+    /// past its last byte (its closing quote), and the arrays and objects open around it.
+    last_string: Option<(usize, usize)>,
 }
 
 /// The most arrays and objects serde_json nests (its recursion limit, 128, counts down and
@@ -105,24 +111,59 @@ pub(super) struct Facts<'de> {
 pub(super) const MAX_DEPTH: usize = 127;
 
 impl<'de> Facts<'de> {
-    /// Reads the schema `text` (a JSON value, inside `around` arrays and objects of the
-    /// manifest) and what it holds.
-    pub(super) fn of_schema(text: &'de str, around: usize) -> Self {
+    /// Reads a schema (a JSON value inside `around` arrays and objects of the manifest) from
+    /// the manifest's parse, and what it holds.
+    ///
+    /// # Errors
+    /// The parse's error: text a `Value` parse of the manifest refuses (the checker itself
+    /// never fails).
+    pub(super) fn read<D: Deserializer<'de>>(
+        deserializer: D,
+        around: usize,
+    ) -> Result<Self, D::Error> {
         let mut facts = Facts {
             depth: around,
+            around,
             ..Facts::default()
         };
-        let mut de = serde_json::Deserializer::from_str(text);
-        let read = Check {
+        Check {
             ctx: Ctx::Schema { root: true },
             facts: &mut facts,
         }
-        .deserialize(&mut de);
-        // The checker itself never fails: an error is the text's.
-        if read.is_err() {
-            facts.not_json = true;
+        .deserialize(deserializer)?;
+        Ok(facts)
+    }
+
+    /// Where the schema's text ends in `text`, the manifest's text the parse read (the index
+    /// just past its closing bracket), given where it starts (`start`). The read keeps where
+    /// the last string it met as a slice of `text` ends and how many arrays and objects were
+    /// open around it, so that only the text after that string is scanned here: what remains
+    /// is numbers, literals, punctuation and strings with escapes, which the parse has just
+    /// found to be JSON. `None` when the schema is not an array or object at `start`.
+    pub(super) fn text_end(&self, text: &str, start: usize) -> Option<usize> {
+        let bytes = text.as_bytes();
+        let base = bytes.as_ptr() as usize;
+        let (from, open) = match self.last_string {
+            Some((end, depth)) if end > base => (end - base + 1, depth.checked_sub(self.around)?),
+            _ => {
+                if !matches!(bytes.get(start), Some(b'{' | b'[')) {
+                    return None;
+                }
+                (start, 0)
+            }
+        };
+        close_of(bytes, from.max(start), open)
+    }
+
+    /// Notes a string read as a slice of the manifest's text.
+    #[expect(
+        clippy::ptr_arg,
+        reason = "whether the string is borrowed is what it reads"
+    )]
+    fn saw(&mut self, string: &Cow<'de, str>) {
+        if let Cow::Borrowed(string) = string {
+            self.last_string = Some((string.as_ptr() as usize + string.len(), self.depth));
         }
-        facts
     }
 
     /// Opens an array or object: `false` past [`MAX_DEPTH`].
@@ -167,6 +208,7 @@ impl<'de> Check<'_, 'de> {
 
     fn string(self, value: Cow<'de, str>) {
         let facts = self.facts;
+        facts.saw(&value);
         match self.ctx {
             Ctx::Any | Ctx::Text => {}
             Ctx::Type if SIMPLE_TYPES.contains(&value.as_ref()) => {}
@@ -186,6 +228,36 @@ impl<'de> Check<'_, 'de> {
             _ => facts.unproven = true,
         }
     }
+}
+
+/// The index just past the bracket that closes the `open` arrays and objects around index
+/// `from` of `bytes` (JSON text, read by the parse; `open` 0: the array or object that starts at
+/// `from`). `None` when the text ends first.
+fn close_of(bytes: &[u8], mut from: usize, mut open: usize) -> Option<usize> {
+    while let Some(&byte) = bytes.get(from) {
+        match byte {
+            b'"' => {
+                from += 1;
+                while let Some(&byte) = bytes.get(from) {
+                    match byte {
+                        b'\\' => from += 2,
+                        b'"' => break,
+                        _ => from += 1,
+                    }
+                }
+            }
+            b'{' | b'[' => open += 1,
+            b'}' | b']' => {
+                open = open.checked_sub(1)?;
+                if open == 0 {
+                    return Some(from + 1);
+                }
+            }
+            _ => {}
+        }
+        from += 1;
+    }
+    None
 }
 
 /// `#/$defs/<name>` with a name that needs no JSON Pointer or percent decoding: the name.
@@ -296,6 +368,7 @@ impl<'de> Visitor<'de> for Check<'_, 'de> {
         }
         let frame = facts.seen.len();
         while let Some(Key(key)) = map.next_key()? {
+            facts.saw(&key);
             if key == X_MCP_HEADER {
                 facts.header_annotations = true;
             }

@@ -3,6 +3,7 @@
 //! same problems in the same words, the same tools and `tools/list` entries, and validators
 //! that judge arguments alike (CONTRACT R5, T1, T4, X2).
 
+use bytes::Bytes;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -74,7 +75,8 @@ fn assert_same_load(tools: &[Value]) -> Result<(), Vec<String>> {
     let document = json!({"tools": tools, "routeKey": "core"});
     let by_document = outcome(compile_manifest(&document));
     let text = serde_json::to_vec(&document).unwrap();
-    let by_text = outcome(compile_manifest_text(&text).expect("a manifest's shape"));
+    let by_text =
+        outcome(compile_manifest_text(&Bytes::from(text.clone())).expect("a manifest's shape"));
     assert_eq!(by_text, by_document, "{document}");
     by_document.map(|_| ())
 }
@@ -238,7 +240,8 @@ fn r5_t4_texts_a_value_cannot_write_load_as_the_full_check_loads_them() {
     for text in &texts {
         let manifest = format!(r#"{{"routeKey":"core","tools":[{text}]}}"#);
         let document: Value = serde_json::from_str(&manifest).unwrap();
-        let by_text = outcome(compile_manifest_text(manifest.as_bytes()).unwrap());
+        let by_text =
+            outcome(compile_manifest_text(&Bytes::copy_from_slice(manifest.as_bytes())).unwrap());
         let by_document = outcome(compile_manifest(&document));
         assert_eq!(by_text, by_document, "{text}");
     }
@@ -249,7 +252,9 @@ fn t4_an_entry_holds_the_manifests_own_schema_texts_in_t1_order() {
     let manifest = "{\"tools\": [{\"_meta\": {\"endpoint\": \"http://127.0.0.1:9/a\"},\n \
         \"inputSchema\": { \"type\": \"object\", \"properties\": {\"n\": {\"maximum\": 1e2}} },\n \
         \"name\": \"a\", \"title\": \"\\u00e9\", \"x-private\": 1}]}";
-    let snapshot = compile_manifest_text(manifest.as_bytes()).unwrap().unwrap();
+    let snapshot = compile_manifest_text(&Bytes::copy_from_slice(manifest.as_bytes()))
+        .unwrap()
+        .unwrap();
     let route = snapshot.single.as_deref().unwrap();
     assert_eq!(
         route.tools_list_result().to_json(),
@@ -258,11 +263,61 @@ fn t4_an_entry_holds_the_manifests_own_schema_texts_in_t1_order() {
 }
 
 #[test]
+fn t4_the_pass_finds_where_each_schema_text_ends_whatever_follows_its_last_string() {
+    // Each schema written with white space a `Value` would not keep, so that an entry that
+    // holds it verbatim was written from the manifest's text by the one pass.
+    let schemas = [
+        "{ }",
+        "{\n}",
+        r#"{ "type" : "object" }"#,
+        r#"{"type":"object" , "properties" : { "n" : { "type":"number", "maximum" : 1e2 } } , "minProperties" : 0 }"#,
+        r#"{"type":"object", "properties": {"a": {"enum": [[1, [2]], {"b": {}}, null]}} }"#,
+        r#"{"type":"object", "description": "ends with an escape \" } ] \\" }"#,
+        r#"{"type":"object", "properties": {"a": {"default": {"\u00e9": ["}", "]", "\"{"]}}} }"#,
+        r#"{"type":"object", "properties": {"a": {"const": "x"}}, "required" : [ "a" ] , "examples": [ {}, [ ] ] }"#,
+        r#"{"t\u0079pe" : "object" }"#,
+        r#"{ "required": [], "properties": {} }"#,
+    ];
+    for schema in schemas {
+        for (around_key, around_value) in [("", ""), (" \n\t", " \r\n ")] {
+            let manifest = format!(
+                r#"{{"tools":[{{"name":"a","inputSchema"{around_key}:{around_value}{schema}{around_value},"outputSchema":{schema},"_meta":{{"endpoint":"http://127.0.0.1:9/a"}}}}]}}"#
+            );
+            let snapshot = compile_manifest_text(&Bytes::copy_from_slice(manifest.as_bytes()))
+                .unwrap()
+                .unwrap_or_else(|problems| panic!("{schema}: {problems:?}"));
+            let route = snapshot.single.as_deref().unwrap();
+            assert_eq!(
+                route.tools_list_result().to_json(),
+                format!(
+                    r#"{{"tools":[{{"name":"a","inputSchema":{schema},"outputSchema":{schema}}}]}}"#
+                ),
+                "{manifest}"
+            );
+            let Some(ToolLookup::Active(tool)) = route.tool("a") else {
+                panic!("a is active")
+            };
+            let parsed: Value = serde_json::from_str(schema).unwrap();
+            let direct = jsonschema::validator_for(&parsed).unwrap();
+            for arguments in [json!({}), json!({"a": "x", "n": 500}), json!({"a": 1})] {
+                assert_eq!(
+                    tool.input_schema.get().is_valid(&arguments),
+                    direct.is_valid(&arguments),
+                    "{schema} {arguments}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn x2_a_schema_read_from_its_entry_compiles_once_for_thirty_two_concurrent_first_calls() {
     let schema = json!({"type": "object", "properties": {"n": {"type": "integer", "maximum": 3}},
                         "required": ["n"]});
     let text = serde_json::to_vec(&json!({"tools": [with_schema("a", &schema)]})).unwrap();
-    let snapshot = compile_manifest_text(&text).unwrap().unwrap();
+    let snapshot = compile_manifest_text(&Bytes::from(text.clone()))
+        .unwrap()
+        .unwrap();
     let Some(ToolLookup::Active(tool)) = snapshot.single.as_deref().unwrap().tool("a") else {
         panic!("a is active")
     };
@@ -442,7 +497,7 @@ fn r5_text_a_value_parse_refuses_is_not_json_wherever_it_sits() {
     }
     let mut refused = 0;
     for text in &texts {
-        let by_load = crate::registry::compile_bytes("t", text.as_bytes());
+        let by_load = crate::registry::compile_bytes("t", &Bytes::copy_from_slice(text.as_bytes()));
         match serde_json::from_str::<Value>(text) {
             Err(error) => {
                 refused += 1;
@@ -453,7 +508,8 @@ fn r5_text_a_value_parse_refuses_is_not_json_wherever_it_sits() {
             }
             Ok(document) => {
                 let by_document = outcome(compile_manifest(&document));
-                let by_text = compile_manifest_text(text.as_bytes()).map(outcome);
+                let by_text =
+                    compile_manifest_text(&Bytes::copy_from_slice(text.as_bytes())).map(outcome);
                 assert_eq!(
                     by_text.unwrap_or_else(|| by_document.clone()),
                     by_document,

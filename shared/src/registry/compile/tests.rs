@@ -1,5 +1,6 @@
 //! Unit tests of manifest compilation (CONTRACT R5, M, T1, T3).
 
+use bytes::Bytes;
 use serde_json::{Value, json};
 
 use super::first_pass::compile_manifest_text;
@@ -86,7 +87,7 @@ fn r5_the_text_loader_and_the_document_loader_agree_on_every_manifest() {
     for (n, case) in cases.iter().enumerate() {
         let text = serde_json::to_vec(case).unwrap();
         let by_document = outcome(compile_manifest(case));
-        let by_text = match compile_manifest_text(&text) {
+        let by_text = match compile_manifest_text(&Bytes::from(text.clone())) {
             Some(compiled) => outcome(compiled),
             None => by_document.clone(),
         };
@@ -95,7 +96,7 @@ fn r5_the_text_loader_and_the_document_loader_agree_on_every_manifest() {
     // The shapes that take the text path do take it.
     for n in [0, 1, 2, 3, 4, 5, 6] {
         assert!(
-            compile_manifest_text(&serde_json::to_vec(&cases[n]).unwrap()).is_some(),
+            compile_manifest_text(&serde_json::to_vec(&cases[n]).unwrap().into()).is_some(),
             "case {n}"
         );
     }
@@ -122,7 +123,7 @@ fn r5_the_text_loader_and_the_document_loader_agree_on_every_manifest() {
         format!(r#"{{"tools":[{a}]"#),
     ];
     for (n, text) in texts.iter().enumerate() {
-        let by_text = compile_manifest_text(text.as_bytes()).map(outcome);
+        let by_text = compile_manifest_text(&Bytes::copy_from_slice(text.as_bytes())).map(outcome);
         let Ok(document) = serde_json::from_str::<Value>(text) else {
             assert!(by_text.is_none(), "text {n}: not JSON, not compiled");
             continue;
@@ -134,8 +135,11 @@ fn r5_the_text_loader_and_the_document_loader_agree_on_every_manifest() {
             "text {n}"
         );
     }
-    assert!(compile_manifest_text(texts[0].as_bytes()).is_some_and(|r| r.is_ok()));
-    assert!(compile_manifest_text(texts[5].as_bytes()).is_none());
+    assert!(
+        compile_manifest_text(&Bytes::copy_from_slice(texts[0].as_bytes()))
+            .is_some_and(|r| r.is_ok())
+    );
+    assert!(compile_manifest_text(&Bytes::copy_from_slice(texts[5].as_bytes())).is_none());
 }
 
 #[test]

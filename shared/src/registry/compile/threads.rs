@@ -10,6 +10,7 @@ use serde_json::value::RawValue;
 use super::problems::{ManifestProblem, Problems};
 use super::tool::{PublicTool, compile_tool};
 use crate::registry::Tool;
+use crate::registry::snapshot::ListEntry;
 
 /// Fewest tools for which compiling on more than one thread pays for starting the threads.
 const PARALLEL_COMPILE_MIN_TOOLS: usize = 64;
@@ -29,7 +30,7 @@ pub(super) enum ToolsInput<'a> {
 pub(super) struct CompiledTool {
     pub(super) tool: Option<(Arc<Tool>, bool)>,
     pub(super) problems: Vec<ManifestProblem>,
-    pub(super) public: Option<Arc<Box<RawValue>>>,
+    pub(super) public: Option<Box<ListEntry>>,
 }
 
 fn compile_one(tool: &Value, path: &str) -> CompiledTool {
@@ -38,7 +39,7 @@ fn compile_one(tool: &Value, path: &str) -> CompiledTool {
     let public = match &compiled {
         Some((_, true)) => serde_json::value::to_raw_value(&PublicTool(tool))
             .ok()
-            .map(Arc::new),
+            .map(|text| Box::new(ListEntry::Text(text))),
         _ => None,
     };
     CompiledTool {

@@ -295,8 +295,16 @@ pub(super) fn compile_meta(
         problems.add(&meta_path, "must be an object with the tool's endpoint");
         &empty
     };
-    let version = optional_string(meta, "version", &meta_path, problems).unwrap_or_default();
-    let active = match meta.get("active") {
+    let fields = MetaFields::of(meta);
+    let version = match fields.version {
+        None => String::new(),
+        Some(Value::String(version)) => version.clone(),
+        Some(_) => {
+            problems.add(&join(&meta_path, "version"), "must be a string");
+            String::new()
+        }
+    };
+    let active = match fields.active {
         None => true,
         Some(Value::Bool(b)) => *b,
         Some(_) => {
@@ -304,7 +312,7 @@ pub(super) fn compile_meta(
             true
         }
     };
-    let endpoint = match meta.get("endpoint") {
+    let endpoint = match fields.endpoint {
         Some(Value::String(text)) if let Some(url) = absolute_http_url(text) => {
             if let Some(problem) = endpoint_url_problem(text, &url) {
                 problems.add(&join(&meta_path, "endpoint"), problem);
@@ -321,8 +329,8 @@ pub(super) fn compile_meta(
         }
     };
     if matches!(endpoint, Some(Endpoint::Lambda(_))) {
-        for field in ["method", "parameters"] {
-            if meta.contains_key(field) {
+        for (field, value) in [("method", fields.method), ("parameters", fields.parameters)] {
+            if value.is_some() {
                 problems.add(
                     &join(&meta_path, field),
                     "does not apply to a Lambda function tool",
@@ -330,7 +338,7 @@ pub(super) fn compile_meta(
             }
         }
     }
-    let method = match meta.get("method") {
+    let method = match fields.method {
         None => http::Method::POST,
         Some(Value::String(m)) => match m.to_ascii_uppercase().as_str() {
             "GET" => http::Method::GET,
@@ -352,7 +360,7 @@ pub(super) fn compile_meta(
             http::Method::POST
         }
     };
-    let timeout_ms = match meta.get("timeoutMs") {
+    let timeout_ms = match fields.timeout_ms {
         None => None,
         Some(v) => match v.as_u64() {
             Some(ms) if (1..=MAX_TOOL_TIMEOUT_MS).contains(&ms) => Some(ms),
@@ -365,7 +373,7 @@ pub(super) fn compile_meta(
             }
         },
     };
-    let result_format = match meta.get("resultFormat") {
+    let result_format = match fields.result_format {
         None => Some(ResultFormat::Json),
         Some(Value::String(format)) => ResultFormat::parse(format),
         Some(_) => None,
@@ -378,7 +386,7 @@ pub(super) fn compile_meta(
         ResultFormat::Json
     });
     let is_http = matches!(endpoint, Some(Endpoint::Http(_)));
-    let rest = match (meta.get("parameters"), meta.get("endpoint")) {
+    let rest = match (fields.parameters, fields.endpoint) {
         (Some(parameters), Some(Value::String(url))) if is_http => compile_rest(
             &RestInput {
                 parameters,
@@ -407,6 +415,38 @@ pub(super) fn compile_meta(
         result_format,
         rest,
     })
+}
+
+/// The `_meta` fields the gateway reads, found in one walk over the object (no key is hashed).
+#[derive(Default)]
+struct MetaFields<'a> {
+    version: Option<&'a Value>,
+    active: Option<&'a Value>,
+    endpoint: Option<&'a Value>,
+    method: Option<&'a Value>,
+    timeout_ms: Option<&'a Value>,
+    result_format: Option<&'a Value>,
+    parameters: Option<&'a Value>,
+}
+
+impl<'a> MetaFields<'a> {
+    fn of(meta: &'a Map<String, Value>) -> Self {
+        let mut fields = Self::default();
+        for (key, value) in meta {
+            let field = match key.as_str() {
+                "version" => &mut fields.version,
+                "active" => &mut fields.active,
+                "endpoint" => &mut fields.endpoint,
+                "method" => &mut fields.method,
+                "timeoutMs" => &mut fields.timeout_ms,
+                "resultFormat" => &mut fields.result_format,
+                "parameters" => &mut fields.parameters,
+                _ => continue,
+            };
+            *field = Some(value);
+        }
+        fields
+    }
 }
 
 /// A manifest tool as `tools/list` shows it: the public fields only, in a fixed order

@@ -1,29 +1,31 @@
 //! One manifest tool read in the one pass over the manifest's text (CONTRACT R5, M, T1, T4):
-//! its schemas kept as their raw texts, every other field parsed as strictly as a
-//! `serde_json::Value` parse reads it; no `Value` of the tool is built. Its schemas are then
-//! checked by reading their texts ([`super::schema_check`]), and its `tools/list` entry is
-//! written with the schemas' texts.
+//! its schemas checked as the parse reads them ([`super::schema_check`]), which also finds
+//! where each schema's text stands in the manifest's, every other field parsed as strictly as a
+//! `serde_json::Value` parse reads it; no `Value` of the tool is built. Its `tools/list` entry
+//! is written around the schemas' texts, slices of the manifest's, not copies.
 //!
 //! The result is the tool [`super::tool::compile_tool`] compiles from the parsed tool, or
-//! [`Finished::Unproven`]: a tool this reading cannot prove valid (a problem, or something only
-//! the full check judges) is compiled by the full check from its text, which then reports its
-//! problems with their paths. Text that a `Value` parse of the manifest would refuse is
-//! [`Finished::NotJson`]: the manifest is then parsed whole, and refused with that parse's error.
+//! [`Finished::Unproven`]: a tool this reading cannot prove valid (a problem, something only
+//! the full check judges, or a schema whose text it could not place) is compiled by the full
+//! check from its text, which then reports its problems with their paths. Text that a `Value`
+//! parse of the manifest would refuse is the parse's error: the pass ends, and the manifest is
+//! parsed whole and refused with that parse's error.
 
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fmt;
 use std::sync::Arc;
 
-use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
+use bytes::Bytes;
+use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
-use serde_json::value::RawValue;
 
 use super::problems::Problems;
 use super::schema_check::{Facts, Key};
 use super::threads::CompiledTool;
 use super::tool::{compile_meta, header_params, is_tool_name};
 use crate::registry::lazy_validator::SchemaText;
+use crate::registry::snapshot::ListEntry;
 use crate::registry::{LazyValidator, Tool};
 
 /// A tool as the pass read it. `None` for a tool that is not an object.
@@ -35,16 +37,58 @@ pub(super) struct ToolDraft<'de> {
     name: Option<Text<'de>>,
     title: Option<Text<'de>>,
     description: Option<Text<'de>>,
-    input_schema: Option<&'de RawValue>,
-    output_schema: Option<&'de RawValue>,
+    input_schema: Option<Schema<'de>>,
+    output_schema: Option<Schema<'de>>,
     annotations: Option<Value>,
     icons: Option<Value>,
     meta: Option<Value>,
     /// A public field or `_meta` given twice: `Value` keeps the last one; the full check
     /// reads it so.
     repeated: bool,
-    /// The texts of schemas given again later, checked as JSON all the same.
-    replaced_schemas: Vec<&'de RawValue>,
+}
+
+/// A schema as the pass read it: what the read found, and its text in the manifest's, when
+/// the pass could tell where it starts and ends (`None`: the tool goes to the full check).
+pub(super) struct Schema<'de> {
+    facts: Facts<'de>,
+    text: Option<&'de str>,
+}
+
+/// Reads a schema in the pass ([`Facts::read`]): the value of a tool's `inputSchema` or
+/// `outputSchema` key, which ends at `key_end` of the manifest's `text` (the address just past
+/// the key's last byte), inside `around` arrays and objects of the manifest.
+struct SchemaSeed<'de> {
+    text: &'de str,
+    key_end: Option<usize>,
+    around: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for SchemaSeed<'de> {
+    type Value = Schema<'de>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Schema<'de>, D::Error> {
+        let facts = Facts::read(deserializer, self.around)?;
+        let bytes = self.text.as_bytes();
+        // After the key: its closing quote, white space, `:` and white space.
+        let start = self.key_end.and_then(|end| {
+            let after_quote = end.checked_sub(bytes.as_ptr() as usize)? + 1;
+            let colon = after_quote + json_space(bytes.get(after_quote..)?);
+            (bytes.get(colon) == Some(&b':')).then(|| colon + 1 + json_space(&bytes[colon + 1..]))
+        });
+        let text = start.and_then(|start| {
+            let end = facts.text_end(self.text, start)?;
+            self.text.get(start..end)
+        });
+        Ok(Schema { facts, text })
+    }
+}
+
+/// How many bytes of JSON white space `bytes` starts with.
+fn json_space(bytes: &[u8]) -> usize {
+    bytes
+        .iter()
+        .take_while(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+        .count()
 }
 
 /// A field that must be a string: the string, or `Other` for any other JSON value (read).
@@ -141,13 +185,25 @@ impl<'de> Deserialize<'de> for Strict {
     }
 }
 
-impl<'de> Deserialize<'de> for StreamedTool<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(ToolVisitor)
+impl<'de> StreamedTool<'de> {
+    /// Reads a tool of the manifest's `text`, inside `around` arrays and objects of it.
+    ///
+    /// # Errors
+    /// The parse's error: text a `Value` parse of the manifest refuses.
+    pub(super) fn read<D: Deserializer<'de>>(
+        deserializer: D,
+        text: &'de str,
+        around: usize,
+    ) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(ToolVisitor { text, around })
     }
 }
 
-struct ToolVisitor;
+/// Reads a tool of the manifest's `text`, inside `around` arrays and objects of it.
+struct ToolVisitor<'de> {
+    text: &'de str,
+    around: usize,
+}
 
 /// Sets a field, noting a repeat; the value it replaces.
 fn set<T>(field: &mut Option<T>, value: T, repeated: &mut bool) -> Option<T> {
@@ -155,7 +211,7 @@ fn set<T>(field: &mut Option<T>, value: T, repeated: &mut bool) -> Option<T> {
     field.replace(value)
 }
 
-impl<'de> Visitor<'de> for ToolVisitor {
+impl<'de> Visitor<'de> for ToolVisitor<'de> {
     type Value = StreamedTool<'de>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -173,7 +229,6 @@ impl<'de> Visitor<'de> for ToolVisitor {
             icons: None,
             meta: None,
             repeated: false,
-            replaced_schemas: Vec::new(),
         };
         let repeated = &mut draft.repeated;
         while let Some(Key(key)) = map.next_key()? {
@@ -187,9 +242,17 @@ impl<'de> Visitor<'de> for ToolVisitor {
                     } else {
                         &mut draft.output_schema
                     };
-                    if let Some(replaced) = set(field, map.next_value()?, repeated) {
-                        draft.replaced_schemas.push(replaced);
-                    }
+                    let key_end = match &key {
+                        Cow::Borrowed(key) => Some(key.as_ptr() as usize + key.len()),
+                        Cow::Owned(_) => None,
+                    };
+                    let schema = map.next_value_seed(SchemaSeed {
+                        text: self.text,
+                        key_end,
+                        // The schema is inside the tool.
+                        around: self.around,
+                    })?;
+                    drop(set(field, schema, repeated));
                 }
                 "annotations" => drop(set(&mut draft.annotations, map.next_value()?, repeated)),
                 "icons" => drop(set(&mut draft.icons, map.next_value()?, repeated)),
@@ -215,8 +278,6 @@ pub(super) enum Finished {
     Compiled(CompiledTool),
     /// For the full check.
     Unproven,
-    /// Text a `Value` parse of the manifest refuses: the whole manifest goes to that parse.
-    NotJson,
 }
 
 /// The `pattern`s found valid in one load, each compiled once to check it.
@@ -263,28 +324,14 @@ fn validator(
 }
 
 impl StreamedTool<'_> {
-    /// Completes the checks (the schemas' texts, read inside `around` arrays and objects of
-    /// the manifest; name, fields' types, `x-mcp-header`, `_meta`) and builds the tool and its
-    /// entry.
-    pub(super) fn finish(self, around: usize, patterns: &mut CheckedPatterns) -> Finished {
+    /// Completes the checks (name, fields' types, `x-mcp-header`, `_meta`; the schemas were
+    /// read with the tool) and builds the tool and its entry. `manifest` is the manifest's
+    /// text, which the schemas' texts are slices of.
+    pub(super) fn finish(self, patterns: &mut CheckedPatterns, manifest: &Bytes) -> Finished {
         let Some(draft) = self.0 else {
             return Finished::Unproven;
         };
-        // Every schema text is read first: one a `Value` parse refuses fails the manifest.
-        let input = draft
-            .input_schema
-            .map(|raw| Facts::of_schema(raw.get(), around));
-        let output = draft
-            .output_schema
-            .map(|raw| Facts::of_schema(raw.get(), around));
-        let replaced = draft
-            .replaced_schemas
-            .iter()
-            .any(|raw| Facts::of_schema(raw.get(), around).not_json);
-        if replaced || [&input, &output].into_iter().flatten().any(|f| f.not_json) {
-            return Finished::NotJson;
-        }
-        match draft.compile(input.as_ref(), output.as_ref(), patterns) {
+        match draft.compile(patterns, manifest) {
             Some(tool) => Finished::Compiled(tool),
             None => Finished::Unproven,
         }
@@ -292,12 +339,7 @@ impl StreamedTool<'_> {
 }
 
 impl ToolDraft<'_> {
-    fn compile(
-        &self,
-        input: Option<&Facts<'_>>,
-        output: Option<&Facts<'_>>,
-        patterns: &mut CheckedPatterns,
-    ) -> Option<CompiledTool> {
+    fn compile(&self, patterns: &mut CheckedPatterns, manifest: &Bytes) -> Option<CompiledTool> {
         // A field that must be a string and is not: the full check names it.
         let not_text = [&self.name, &self.title, &self.description]
             .into_iter()
@@ -310,50 +352,49 @@ impl ToolDraft<'_> {
             && is_tool_name(name)
             && self.annotations.as_ref().is_none_or(Value::is_object)
             && self.icons.as_ref().is_none_or(Value::is_array);
-        let (true, Some(input_raw), Some(input)) = (typed, self.input_schema, input) else {
+        let (true, Some(input)) = (typed, &self.input_schema) else {
             return None;
         };
-        let entry = Arc::new(
-            serde_json::value::to_raw_value(&Entry {
-                name,
-                title,
-                description,
-                input_schema: input_raw,
-                output_schema: self.output_schema,
-                annotations: self.annotations.as_ref(),
-                icons: self.icons.as_ref(),
-            })
-            .ok()?,
-        );
+        // A schema whose text the pass could not place goes to the full check.
+        let input_raw = input.text?;
+        let output_raw = match &self.output_schema {
+            Some(output) => Some(output.text?),
+            None => None,
+        };
+        // The schemas' texts are slices of the manifest's: no copy is made.
+        let input_text = manifest.slice_ref(input_raw.as_bytes());
+        let output_text = output_raw.map(|raw| manifest.slice_ref(raw.as_bytes()));
         let input_schema = validator(
-            input,
-            input_raw.get(),
-            SchemaText::Member(Arc::clone(&entry), "inputSchema"),
+            &input.facts,
+            input_raw,
+            SchemaText::Manifest(input_text.clone()),
             patterns,
         )?;
-        let output_schema = match (self.output_schema, output) {
-            (Some(raw), Some(facts)) => Some(validator(
-                facts,
-                raw.get(),
-                SchemaText::Member(Arc::clone(&entry), "outputSchema"),
+        let output_schema = match (&self.output_schema, output_raw, &output_text) {
+            (Some(output), Some(raw), Some(text)) => Some(validator(
+                &output.facts,
+                raw,
+                SchemaText::Manifest(text.clone()),
                 patterns,
             )?),
             _ => None,
         };
         // The parsed input schema, for the two checks that read it as the full check does.
-        let needs_parsed = input.header_annotations
+        let needs_parsed = input.facts.header_annotations
             || self
                 .meta
                 .as_ref()
                 .is_some_and(|meta| meta.get("parameters").is_some());
         let parsed_input: Option<Value> = if needs_parsed {
-            Some(serde_json::from_str(input_raw.get()).ok()?)
+            Some(serde_json::from_str(input_raw).ok()?)
         } else {
             None
         };
         let mut problems = Problems::default();
         let header_params = match &parsed_input {
-            Some(schema) if input.header_annotations => header_params(schema, "", &mut problems),
+            Some(schema) if input.facts.header_annotations => {
+                header_params(schema, "", &mut problems)
+            }
             _ => Vec::new(),
         };
         let meta = compile_meta(self.meta.as_ref(), parsed_input.as_ref(), "", &mut problems);
@@ -361,6 +402,16 @@ impl ToolDraft<'_> {
             return None;
         }
         let meta = meta?;
+        let entry = if meta.active {
+            Some(Box::new(ListEntry::Parts {
+                head: entry_head(name, title, description)?,
+                input_schema: input_text,
+                output_schema: output_text,
+                tail: entry_tail(self.annotations.as_ref(), self.icons.as_ref())?,
+            }))
+        } else {
+            None
+        };
         let tool = Tool {
             name: name.to_owned(),
             version: meta.version,
@@ -376,26 +427,55 @@ impl ToolDraft<'_> {
         Some(CompiledTool {
             tool: Some((Arc::new(tool), meta.active)),
             problems: Vec::new(),
-            public: meta.active.then_some(entry),
+            public: entry,
         })
     }
 }
 
-/// A tool's `tools/list` entry: its public fields in the order of CONTRACT T1, the schemas as
-/// the manifest's texts (T4).
-#[derive(serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Entry<'a> {
-    name: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    title: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    description: Option<&'a str>,
-    input_schema: &'a RawValue,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    output_schema: Option<&'a RawValue>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    annotations: Option<&'a Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    icons: Option<&'a Value>,
+/// The start of a tool's `tools/list` entry (CONTRACT T1): its fields before the schemas, as
+/// serde_json writes them, and the `inputSchema` key: `{"name":…,"title":…,"description":…,
+/// "inputSchema":`.
+fn entry_head(name: &str, title: Option<&str>, description: Option<&str>) -> Option<Box<str>> {
+    let fields = [("title", title), ("description", description)];
+    let capacity = fields
+        .iter()
+        .map(|(key, value)| value.map_or(0, |value| key.len() + value.len() + 6))
+        .sum::<usize>()
+        + name.len()
+        + 32;
+    let mut head = Vec::with_capacity(capacity);
+    head.extend_from_slice(br#"{"name":"#);
+    serde_json::to_writer(&mut head, name).ok()?;
+    for (key, value) in fields {
+        if let Some(value) = value {
+            write_key(&mut head, key);
+            serde_json::to_writer(&mut head, value).ok()?;
+        }
+    }
+    head.extend_from_slice(br#","inputSchema":"#);
+    String::from_utf8(head).ok().map(String::into_boxed_str)
+}
+
+/// Writes `,"<key>":` (a key that needs no escapes).
+fn write_key(out: &mut Vec<u8>, key: &str) {
+    out.extend_from_slice(b",\"");
+    out.extend_from_slice(key.as_bytes());
+    out.extend_from_slice(b"\":");
+}
+
+/// The end of a tool's `tools/list` entry (CONTRACT T1): its fields after the schemas, as
+/// serde_json writes them, and the closing `}`.
+fn entry_tail(annotations: Option<&Value>, icons: Option<&Value>) -> Option<Cow<'static, str>> {
+    if annotations.is_none() && icons.is_none() {
+        return Some(Cow::Borrowed("}"));
+    }
+    let mut tail = Vec::new();
+    for (key, value) in [("annotations", annotations), ("icons", icons)] {
+        if let Some(value) = value {
+            write_key(&mut tail, key);
+            serde_json::to_writer(&mut tail, value).ok()?;
+        }
+    }
+    tail.push(b'}');
+    String::from_utf8(tail).ok().map(Cow::Owned)
 }

@@ -147,11 +147,12 @@ impl SnapshotSource for BakedSource {
     }
 }
 
-/// Parses and compiles manifest bytes from `source_name`.
+/// Parses and compiles manifest bytes from `source_name`. The snapshot keeps `bytes` (a
+/// reference, not a copy) while it lives: its tools' schemas are slices of it.
 ///
 /// # Errors
 /// [`RegistryError::NotJson`] or [`RegistryError::Invalid`].
-pub fn compile_bytes(source_name: &str, bytes: &[u8]) -> Result<Snapshot, RegistryError> {
+pub fn compile_bytes(source_name: &str, bytes: &Bytes) -> Result<Snapshot, RegistryError> {
     let invalid = |problems| RegistryError::Invalid {
         source_name: source_name.into(),
         problems,
