@@ -9,7 +9,7 @@ mod version;
 
 pub use envelope::{Message, RequestId, declared_version, parse_message};
 pub use error::{ErrorCode, ErrorObject};
-pub use response::{ResponsePayload, encode_error, encode_response, encode_response_sized};
+pub use response::{ResponsePayload, encode_error, encode_response};
 pub use version::{
     Era, LATEST_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION,
     META_SERVER_INFO, ProtocolVersion, ResultFields,

@@ -26,17 +26,13 @@ struct Envelope<'a, R: Serialize> {
 
 static NULL: Value = Value::Null;
 
-fn encode<R: Serialize>(
-    id: Option<&RequestId>,
-    payload: ResponsePayload<'_, R>,
-    capacity: usize,
-) -> Bytes {
+fn encode<R: Serialize>(id: Option<&RequestId>, payload: ResponsePayload<'_, R>) -> Bytes {
     let envelope = Envelope {
         jsonrpc: "2.0",
         id: id.map_or(&NULL, RequestId::as_value),
         payload,
     };
-    let mut body = Vec::with_capacity(capacity.max(128));
+    let mut body = Vec::with_capacity(128);
     // Serializing plain JSON values and strings cannot fail.
     if serde_json::to_writer(&mut body, &envelope).is_err() {
         body.clear();
@@ -47,19 +43,11 @@ fn encode<R: Serialize>(
 /// Encodes `{"jsonrpc":"2.0","id":<id>,"result":<result>}`.
 #[must_use]
 pub fn encode_response<R: Serialize>(id: &RequestId, result: &R) -> Bytes {
-    encode(Some(id), ResponsePayload::Result(result), 0)
-}
-
-/// Encodes `{"jsonrpc":"2.0","id":<id>,"result":<result>}` into a buffer of at least
-/// `capacity` bytes: a large result (a long `tools/list`) is written without growing its
-/// buffer, each growth a copy of the whole and fresh pages a cold start pays for.
-#[must_use]
-pub fn encode_response_sized<R: Serialize>(id: &RequestId, result: &R, capacity: usize) -> Bytes {
-    encode(Some(id), ResponsePayload::Result(result), capacity)
+    encode(Some(id), ResponsePayload::Result(result))
 }
 
 /// Encodes `{"jsonrpc":"2.0","id":<id or null>,"error":<error>}` (CONTRACT E5, P8).
 #[must_use]
 pub fn encode_error(id: Option<&RequestId>, error: &ErrorObject) -> Bytes {
-    encode::<()>(id, ResponsePayload::Error(error), 0)
+    encode::<()>(id, ResponsePayload::Error(error))
 }

@@ -32,7 +32,8 @@ const COMPILED_AT_LOAD: [&str; 10] = [
 
 /// A JSON Schema checked at load and compiled on first use (CONTRACT R5, X2).
 pub struct LazyValidator {
-    /// The schema's compact JSON text, parsed again only to compile it.
+    /// The schema's JSON text (compact as serde_json writes it, or the manifest's own), parsed
+    /// again only to compile it.
     schema: SchemaText,
     compiled: OnceLock<jsonschema::Validator>,
     compilations: AtomicU32,

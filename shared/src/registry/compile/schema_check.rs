@@ -69,15 +69,7 @@ enum Ctx {
 
 /// What the read found in one schema.
 #[derive(Debug, Default)]
-#[expect(
-    clippy::struct_excessive_bools,
-    reason = "independent findings of one read, each set where it is found"
-)]
 pub(super) struct Facts<'de> {
-    /// Text the manifest's own parse would refuse (a lone surrogate, a number out of range,
-    /// nesting past serde_json's limit counted from the document's root): the whole manifest
-    /// goes to that parse, which names the error.
-    pub(super) not_json: bool,
     /// A value the read cannot prove valid: the tool goes to the full check.
     pub(super) unproven: bool,
     /// A keyword whose validity only the compiler decides: the schema is compiled at load.
@@ -101,8 +93,8 @@ pub(super) struct Facts<'de> {
     depth: usize,
     /// The arrays and objects around the schema, counted from the document's root.
     around: usize,
-    /// The last string (key or value) read as a slice of the manifest's text: the address just
-    /// past its last byte (its closing quote), and the arrays and objects open around it.
+    /// The last string (key or value) read as a slice of the manifest's text: the address of
+    /// its closing quote (just past its last byte), and the arrays and objects open around it.
     last_string: Option<(usize, usize)>,
 }
 
@@ -116,7 +108,7 @@ impl<'de> Facts<'de> {
     ///
     /// # Errors
     /// The parse's error: text a `Value` parse of the manifest refuses (the checker itself
-    /// never fails).
+    /// fails only past serde_json's nesting limit, which the parse enforces too).
     pub(super) fn read<D: Deserializer<'de>>(
         deserializer: D,
         around: usize,
@@ -142,15 +134,16 @@ impl<'de> Facts<'de> {
     /// found to be JSON. `None` when the schema is not an array or object at `start`.
     pub(super) fn text_end(&self, text: &str, start: usize) -> Option<usize> {
         let bytes = text.as_bytes();
+        if !matches!(bytes.get(start), Some(b'{' | b'[')) {
+            return None;
+        }
         let base = bytes.as_ptr() as usize;
         let (from, open) = match self.last_string {
-            Some((end, depth)) if end > base => (end - base + 1, depth.checked_sub(self.around)?),
-            _ => {
-                if !matches!(bytes.get(start), Some(b'{' | b'[')) {
-                    return None;
-                }
-                (start, 0)
+            // A string inside the schema: at least the schema itself is open around it.
+            Some((end, depth)) if end > base && depth > self.around => {
+                (end - base + 1, depth - self.around)
             }
+            _ => (start, 0),
         };
         close_of(bytes, from.max(start), open)
     }
@@ -169,10 +162,7 @@ impl<'de> Facts<'de> {
     /// Opens an array or object: `false` past [`MAX_DEPTH`].
     fn enter(&mut self) -> bool {
         self.depth += 1;
-        if self.depth > MAX_DEPTH {
-            self.not_json = true;
-        }
-        !self.not_json
+        self.depth <= MAX_DEPTH
     }
 
     /// Whether `name` repeats one of the frame starting at `frame`; records it.

@@ -311,6 +311,50 @@ fn t4_the_pass_finds_where_each_schema_text_ends_whatever_follows_its_last_strin
 }
 
 #[test]
+fn t4_a_schema_key_written_with_escapes_sends_its_tool_to_the_full_check() {
+    // The pass places a schema's text after its key's closing quote; a key with escapes is
+    // not lent from the text, so the tool is checked in full and its schemas written as
+    // serde_json writes them (CONTRACT T4).
+    for key in [r#""input\u0053chema""#, r#""inputSchema""#] {
+        let manifest = format!(
+            r#"{{"tools":[{{"name":"b",{key}:{{ "type" : "object" }},"_meta":{{"endpoint":"http://127.0.0.1:9/b"}}}}]}}"#
+        );
+        let snapshot = compile_manifest_text(&Bytes::copy_from_slice(manifest.as_bytes()))
+            .unwrap()
+            .unwrap();
+        let schema = if key.contains('\\') {
+            r#"{"type":"object"}"#
+        } else {
+            r#"{ "type" : "object" }"#
+        };
+        assert_eq!(
+            snapshot
+                .single
+                .as_deref()
+                .unwrap()
+                .tools_list_result()
+                .to_json(),
+            format!(r#"{{"tools":[{{"name":"b","inputSchema":{schema}}}]}}"#),
+            "{key}"
+        );
+    }
+}
+
+#[test]
+fn t4_a_schema_that_is_not_an_object_or_array_has_no_text_place() {
+    // A string schema: the pass finds no bracket to close (the full check refuses it).
+    let text = r#"{"inputSchema":"x","outputSchema":{"type":"object"}}"#;
+    let start = text.find("\"x\"").unwrap();
+    let mut value = serde_json::Deserializer::from_str(&text[start..start + 3]);
+    let facts = super::schema_check::Facts::read(&mut value, 1).unwrap();
+    assert_eq!(facts.text_end(text, start), None);
+    let object = text.find("{\"type\"").unwrap();
+    let mut value = serde_json::Deserializer::from_str(&text[object..text.len() - 1]);
+    let facts = super::schema_check::Facts::read(&mut value, 1).unwrap();
+    assert_eq!(facts.text_end(text, object), Some(text.len() - 1));
+}
+
+#[test]
 fn x2_a_schema_read_from_its_entry_compiles_once_for_thirty_two_concurrent_first_calls() {
     let schema = json!({"type": "object", "properties": {"n": {"type": "integer", "maximum": 3}},
                         "required": ["n"]});

@@ -31,8 +31,9 @@ use crate::registry::{LazyValidator, Tool};
 /// A tool as the pass read it. `None` for a tool that is not an object.
 pub(super) struct StreamedTool<'de>(Option<Box<ToolDraft<'de>>>);
 
-/// A tool's fields as the pass read them: the schemas as their raw texts (checked later,
-/// [`Facts::of_schema`]), every other field parsed as strictly as a `Value` parse reads it.
+/// A tool's fields as the pass read them: the schemas checked as they were read, with their
+/// texts' places in the manifest ([`Schema`]), every other field parsed as strictly as a
+/// `Value` parse reads it.
 pub(super) struct ToolDraft<'de> {
     name: Option<Text<'de>>,
     title: Option<Text<'de>>,
