@@ -355,7 +355,7 @@ fn t4_a_schema_that_is_not_an_object_or_array_has_no_text_place() {
 }
 
 #[test]
-fn x2_a_schema_read_from_its_entry_compiles_once_for_thirty_two_concurrent_first_calls() {
+fn x2_a_schema_read_from_the_manifest_text_compiles_once_for_thirty_two_concurrent_first_calls() {
     let schema = json!({"type": "object", "properties": {"n": {"type": "integer", "maximum": 3}},
                         "required": ["n"]});
     let text = serde_json::to_vec(&json!({"tools": [with_schema("a", &schema)]})).unwrap();
