@@ -155,44 +155,34 @@ pub(crate) enum ListEntry {
 const OUTPUT_SCHEMA_KEY: &[u8] = br#","outputSchema":"#;
 
 impl ListEntry {
-    /// The length of the entry's text, in bytes.
-    fn len(&self) -> usize {
+    /// The entry's text in pieces, to be written one after the other (empty ones unused).
+    fn pieces(&self) -> [&[u8]; 5] {
         match self {
-            Self::Text(text) => text.get().len(),
+            Self::Text(text) => [text.get().as_bytes(), &[], &[], &[], &[]],
             Self::Parts {
                 head,
                 input_schema,
                 output_schema,
                 tail,
             } => {
-                head.len()
-                    + input_schema.len()
-                    + output_schema
-                        .as_ref()
-                        .map_or(0, |text| OUTPUT_SCHEMA_KEY.len() + text.len())
-                    + tail.len()
+                let (key, output): (&[u8], &[u8]) = match output_schema {
+                    Some(text) => (OUTPUT_SCHEMA_KEY, text),
+                    None => (&[], &[]),
+                };
+                [head.as_bytes(), input_schema, key, output, tail.as_bytes()]
             }
         }
     }
 
+    /// The length of the entry's text, in bytes.
+    fn len(&self) -> usize {
+        self.pieces().iter().map(|piece| piece.len()).sum()
+    }
+
     /// Appends the entry's text to `out`.
     fn write_to(&self, out: &mut Vec<u8>) {
-        match self {
-            Self::Text(text) => out.extend_from_slice(text.get().as_bytes()),
-            Self::Parts {
-                head,
-                input_schema,
-                output_schema,
-                tail,
-            } => {
-                out.extend_from_slice(head.as_bytes());
-                out.extend_from_slice(input_schema);
-                if let Some(text) = output_schema {
-                    out.extend_from_slice(OUTPUT_SCHEMA_KEY);
-                    out.extend_from_slice(text);
-                }
-                out.extend_from_slice(tail.as_bytes());
-            }
+        for piece in self.pieces() {
+            out.extend_from_slice(piece);
         }
     }
 }

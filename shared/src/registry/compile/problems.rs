@@ -44,13 +44,26 @@ pub(super) fn join(path: &str, field: &str) -> String {
     }
 }
 
+/// The string value of `object`'s `field`, when it has one; a value that is not a string is a
+/// problem at `path`'s `field`.
 pub(super) fn optional_string(
     object: &Map<String, Value>,
     field: &str,
     path: &str,
     problems: &mut Problems,
 ) -> Option<String> {
-    match object.get(field) {
+    string_field(object.get(field), field, path, problems)
+}
+
+/// The string value of the object at `path`'s `field`, when it has one (`value`); a value that
+/// is not a string is a problem.
+pub(super) fn string_field(
+    value: Option<&Value>,
+    field: &str,
+    path: &str,
+    problems: &mut Problems,
+) -> Option<String> {
+    match value {
         None => None,
         Some(Value::String(s)) => Some(s.clone()),
         Some(_) => {

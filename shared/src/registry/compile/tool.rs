@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use super::problems::{Problems, join, optional_string};
+use super::problems::{Problems, join, optional_string, string_field};
 use super::rest::{RestInput, check_no_placeholders, compile_rest};
 use crate::registry::{Endpoint, FunctionArn, HeaderParam, LazyValidator, ResultFormat, Tool};
 
@@ -296,14 +296,7 @@ pub(super) fn compile_meta(
         &empty
     };
     let fields = MetaFields::of(meta);
-    let version = match fields.version {
-        None => String::new(),
-        Some(Value::String(version)) => version.clone(),
-        Some(_) => {
-            problems.add(&join(&meta_path, "version"), "must be a string");
-            String::new()
-        }
-    };
+    let version = string_field(fields.version, "version", &meta_path, problems).unwrap_or_default();
     let active = match fields.active {
         None => true,
         Some(Value::Bool(b)) => *b,

@@ -447,21 +447,26 @@ fn entry_head(name: &str, title: Option<&str>, description: Option<&str>) -> Opt
     let mut head = Vec::with_capacity(capacity);
     head.extend_from_slice(br#"{"name":"#);
     serde_json::to_writer(&mut head, name).ok()?;
-    for (key, value) in fields {
-        if let Some(value) = value {
-            write_key(&mut head, key);
-            serde_json::to_writer(&mut head, value).ok()?;
-        }
-    }
+    write_fields(&mut head, fields)?;
     head.extend_from_slice(br#","inputSchema":"#);
     String::from_utf8(head).ok().map(String::into_boxed_str)
 }
 
-/// Writes `,"<key>":` (a key that needs no escapes).
-fn write_key(out: &mut Vec<u8>, key: &str) {
-    out.extend_from_slice(b",\"");
-    out.extend_from_slice(key.as_bytes());
-    out.extend_from_slice(b"\":");
+/// Writes `,"<key>":<value>` for each field that has a value (keys that need no escapes),
+/// values as serde_json writes them.
+fn write_fields<T: serde::Serialize + ?Sized>(
+    out: &mut Vec<u8>,
+    fields: [(&str, Option<&T>); 2],
+) -> Option<()> {
+    for (key, value) in fields {
+        if let Some(value) = value {
+            out.extend_from_slice(b",\"");
+            out.extend_from_slice(key.as_bytes());
+            out.extend_from_slice(b"\":");
+            serde_json::to_writer(&mut *out, value).ok()?;
+        }
+    }
+    Some(())
 }
 
 /// The end of a tool's `tools/list` entry (CONTRACT T1): its fields after the schemas, as
@@ -471,12 +476,7 @@ fn entry_tail(annotations: Option<&Value>, icons: Option<&Value>) -> Option<Cow<
         return Some(Cow::Borrowed("}"));
     }
     let mut tail = Vec::new();
-    for (key, value) in [("annotations", annotations), ("icons", icons)] {
-        if let Some(value) = value {
-            write_key(&mut tail, key);
-            serde_json::to_writer(&mut tail, value).ok()?;
-        }
-    }
+    write_fields(&mut tail, [("annotations", annotations), ("icons", icons)])?;
     tail.push(b'}');
     String::from_utf8(tail).ok().map(Cow::Owned)
 }
