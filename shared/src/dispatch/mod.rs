@@ -5,6 +5,7 @@ mod discover;
 mod initialize;
 mod ping;
 mod rest_request;
+mod sent_arguments;
 mod tools_call;
 mod tools_list;
 
@@ -36,6 +37,9 @@ pub(crate) struct Call<'a> {
     /// The era the request speaks: which methods it may call and which fields its results
     /// carry (CONTRACT N1, N4).
     pub era: Era,
+    /// The request body as it arrived: `tools/call` forwards `arguments` from it as written
+    /// (CONTRACT X11).
+    pub body: &'a [u8],
 }
 
 impl Call<'_> {

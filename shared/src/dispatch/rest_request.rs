@@ -8,6 +8,7 @@ use http::{HeaderName, HeaderValue, Method};
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::{Map, Value};
 
+use super::sent_arguments::{Member, write_members};
 use crate::policy::is_forwardable_header_value;
 use crate::registry::{ArgumentLocation, RestCall, TemplatePiece};
 
@@ -59,6 +60,8 @@ fn scalar_text(value: &Value) -> Option<String> {
 }
 
 /// Builds the request of `rest` for `arguments`, which passed the `inputSchema` (CONTRACT X9).
+/// `sent` holds the same members as the request wrote them, in the same order: the body is
+/// written from them, so that every number keeps its text (CONTRACT X11).
 ///
 /// # Errors
 /// The `-32602` detail (without the `Invalid params: ` prefix) of the first argument that cannot
@@ -67,13 +70,14 @@ pub(super) fn build(
     rest: &RestCall,
     method: &Method,
     arguments: &Map<String, Value>,
+    sent: &[Member<'_>],
 ) -> Result<RestRequest, String> {
     let mut query = String::new();
     let mut headers = Vec::new();
-    let mut members = Map::new();
-    let mut whole_body: Option<&Value> = None;
+    let mut members: Vec<(usize, &String, &Value)> = Vec::new();
+    let mut whole_body: Option<(usize, &Value)> = None;
     let has_body = !matches!(*method, Method::GET | Method::HEAD);
-    for (name, value) in arguments {
+    for (i, (name, value)) in arguments.iter().enumerate() {
         match rest.location_of(name) {
             ArgumentLocation::Path => {}
             ArgumentLocation::Query => add_query(&mut query, name, value)?,
@@ -87,20 +91,35 @@ pub(super) fn build(
                     "argument '{name}' has no place in a {method} request"
                 ));
             }
-            ArgumentLocation::Body => {
-                members.insert(name.clone(), value.clone());
-            }
-            ArgumentLocation::WholeBody => whole_body = Some(value),
+            ArgumentLocation::Body => members.push((i, name, value)),
+            ArgumentLocation::WholeBody => whole_body = Some((i, value)),
         }
     }
     let endpoint = endpoint(rest, arguments, &query)?;
-    let body = match whole_body {
-        Some(value) => serde_json::to_vec(value).unwrap_or_default(),
+    // The sent members line up with the parsed ones (both keep a key's first place); should
+    // they not, the parsed values are written instead.
+    let lined_up = sent.len() == arguments.len()
+        && sent
+            .iter()
+            .zip(arguments.keys())
+            .all(|(m, key)| m.key == key.as_str());
+    let mut body = Vec::new();
+    match whole_body {
+        Some((i, _)) if lined_up => sent[i].value.write(&mut body),
+        Some((_, value)) => body = serde_json::to_vec(value).unwrap_or_default(),
         None if has_body && (rest.declares_members || !members.is_empty()) => {
-            serde_json::to_vec(&members).unwrap_or_default()
+            if lined_up {
+                write_members(members.iter().map(|&(i, _, _)| &sent[i]), &mut body);
+            } else {
+                let parsed: Map<String, Value> = members
+                    .iter()
+                    .map(|&(_, name, value)| (name.clone(), value.clone()))
+                    .collect();
+                body = serde_json::to_vec(&parsed).unwrap_or_default();
+            }
         }
-        None => Vec::new(),
-    };
+        None => {}
+    }
     Ok(RestRequest {
         endpoint,
         headers,
@@ -222,6 +241,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::dispatch::sent_arguments::Sent;
     use crate::registry::EndpointTemplate;
 
     fn rest(segments: &[&[TemplatePiece]], arguments: &[(&str, ArgumentLocation)]) -> RestCall {
@@ -237,6 +257,50 @@ mod tests {
                 .collect(),
             declares_members: false,
         }
+    }
+
+    /// Builds from the parsed arguments alone (no sent text: the body is `serde_json`'s).
+    fn parsed(
+        call: &RestCall,
+        method: &Method,
+        arguments: &Map<String, Value>,
+    ) -> Result<RestRequest, String> {
+        build(call, method, arguments, &[])
+    }
+
+    #[test]
+    fn x11_body_members_and_a_whole_body_keep_the_numbers_as_sent() {
+        let text =
+            r#"{ "id" : 1e2, "n": 12345678901234567890123, "q": -0, "f": 1.0, "s": "\u00e9" }"#;
+        let arguments: Map<String, Value> = serde_json::from_str(text).unwrap();
+        let Some(Sent::Object(sent)) = Sent::read(text) else {
+            panic!("an object")
+        };
+        let call = rest(
+            &[&[ph("id")]],
+            &[
+                ("id", ArgumentLocation::Path),
+                ("n", ArgumentLocation::Body),
+                ("q", ArgumentLocation::Body),
+                ("f", ArgumentLocation::Query),
+                ("s", ArgumentLocation::Body),
+            ],
+        );
+        let built = build(&call, &Method::POST, &arguments, &sent).unwrap();
+        assert_eq!(built.endpoint.as_str(), "https://api.test/100?f=1");
+        assert_eq!(
+            std::str::from_utf8(&built.body).unwrap(),
+            r#"{"n":12345678901234567890123,"q":-0,"s":"\u00e9"}"#
+        );
+        let whole = rest(
+            &[&[ph("id")]],
+            &[
+                ("id", ArgumentLocation::Path),
+                ("n", ArgumentLocation::WholeBody),
+            ],
+        );
+        let built = build(&whole, &Method::PUT, &arguments, &sent).unwrap();
+        assert_eq!(&built.body[..], b"12345678901234567890123");
     }
 
     fn lit(text: &str) -> TemplatePiece {
@@ -260,9 +324,9 @@ mod tests {
             &[&[ph("a"), ph("b")]],
             &[("a", ArgumentLocation::Path), ("b", ArgumentLocation::Path)],
         );
-        let err = build(&call, &Method::GET, &args(json!({"a": ".", "b": "x"}))).unwrap_err();
+        let err = parsed(&call, &Method::GET, &args(json!({"a": ".", "b": "x"}))).unwrap_err();
         assert_eq!(err, "path argument 'a' must not be empty, '.' or '..'");
-        let ok = build(&call, &Method::GET, &args(json!({"a": "x", "b": "y"}))).unwrap();
+        let ok = parsed(&call, &Method::GET, &args(json!({"a": "x", "b": "y"}))).unwrap();
         assert_eq!(ok.endpoint.as_str(), "https://api.test/xy");
     }
 
@@ -278,7 +342,7 @@ mod tests {
         let arguments: Map<String, Value> =
             serde_json::from_str(r#"{"id": 2.0, "n": [1e2, -0.0, 2.5, 12345678901234567890]}"#)
                 .unwrap();
-        let built = build(&call, &Method::GET, &arguments).unwrap();
+        let built = parsed(&call, &Method::GET, &arguments).unwrap();
         assert_eq!(built.endpoint.path(), "/2");
         assert_eq!(
             built.endpoint.query(),
@@ -290,13 +354,13 @@ mod tests {
     fn x9_path_values_must_be_scalars() {
         let call = rest(&[&[ph("id")]], &[("id", ArgumentLocation::Path)]);
         for value in [json!(null), json!({"a": 1}), json!([1])] {
-            let err = build(&call, &Method::DELETE, &args(json!({ "id": value }))).unwrap_err();
+            let err = parsed(&call, &Method::DELETE, &args(json!({ "id": value }))).unwrap_err();
             assert_eq!(
                 err,
                 "path argument 'id' must be a string, number or boolean"
             );
         }
-        let err = build(&call, &Method::DELETE, &args(json!({}))).unwrap_err();
+        let err = parsed(&call, &Method::DELETE, &args(json!({}))).unwrap_err();
         assert_eq!(
             err,
             "path argument 'id' must be a string, number or boolean"
@@ -317,7 +381,7 @@ mod tests {
             ("a\\b", "/items/a%5Cb"),
             ("홍 길", "/items/%ED%99%8D%20%EA%B8%B8"),
         ] {
-            let built = build(&call, &Method::GET, &args(json!({ "id": value }))).unwrap();
+            let built = parsed(&call, &Method::GET, &args(json!({ "id": value }))).unwrap();
             assert_eq!(built.endpoint.path(), path, "{value}");
             assert_eq!(built.endpoint.host_str(), Some("api.test"));
             assert_eq!(built.endpoint.query(), None);

@@ -9,6 +9,7 @@ use bytes::Bytes;
 use http::{HeaderName, HeaderValue};
 use serde_json::{Map, Value};
 
+use super::sent_arguments::{self, Sent};
 use super::{Call, MethodOutcome};
 use crate::invoke::{ToolInvoker, ToolRequest, ToolTarget, client_context};
 use crate::policy::CallerHeaders;
@@ -136,7 +137,16 @@ pub(super) async fn handle<I: ToolInvoker>(
     }
 
     let mut headers = forwarded_headers(call);
-    let whole_arguments = || Bytes::from(serde_json::to_vec(arguments).unwrap_or_default());
+    // CONTRACT X11: what travels is `arguments` as the request wrote it; `serde_json`'s text of
+    // the parsed value only if the body could not be read so (never seen).
+    let parsed_text;
+    let sent = if let Some(sent) = sent_arguments::arguments_of(call.body) {
+        sent
+    } else {
+        parsed_text = serde_json::to_string(arguments).unwrap_or_default();
+        Sent::read(&parsed_text).unwrap_or(Sent::Object(Vec::new()))
+    };
+    let whole_arguments = || Bytes::from(sent.to_vec());
     let target = match (&tool.endpoint, &tool.rest, arguments) {
         (Endpoint::Lambda(function), _, _) => match client_context(&tool.name, &headers) {
             Ok(client_context) => Ok((
@@ -149,7 +159,11 @@ pub(super) async fn handle<I: ToolInvoker>(
             Err(refused) => Err(refused),
         },
         (Endpoint::Http(_), Some(rest), Value::Object(arguments)) => {
-            match super::rest_request::build(rest, &tool.method, arguments) {
+            let sent_members = match &sent {
+                Sent::Object(members) => &members[..],
+                _ => &[],
+            };
+            match super::rest_request::build(rest, &tool.method, arguments, sent_members) {
                 Ok(request) => {
                     headers.extend(request.headers);
                     Ok((

@@ -38,7 +38,7 @@ pub struct ToolRequest {
     /// `virtual-employee-no`), then a REST-shaped tool's `header` arguments (CONTRACT X9). A
     /// Lambda function receives them in its client context instead (X10).
     pub headers: Vec<(HeaderName, HeaderValue)>,
-    /// The JSON body: the `arguments` object as compact JSON (CONTRACT X4, a Lambda function's
+    /// The JSON body: the `arguments` object as compact JSON with the request's own number texts (CONTRACT X4, X11, a Lambda function's
     /// payload, X10) or a REST-shaped tool's body (X9); empty when the request has none (then no
     /// `Content-Type` is sent).
     pub body: Bytes,

@@ -174,6 +174,7 @@ impl<I: ToolInvoker> Gateway<I> {
             caller: &caller,
             deadline: context.deadline,
             era,
+            body: &body,
         };
         match dispatch(
             &call,
