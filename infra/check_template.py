@@ -5,8 +5,8 @@ Every function (both templates):
 - is a Rust function SAM builds with cargo-lambda (provided.al2023, bootstrap, arm64, BuildMethod
   rust-cargolambda) and its Binary names a Lambda binary the workspace builds;
 - sets every MCP_* variable the gateway reads (shared/src/config/gateway.rs,
-  shared/src/config/auth.rs) and the README documents, and no MCP_* variable the gateway does not
-  read;
+  shared/src/config/auth.rs) and docs/configuration.md documents, and no MCP_* variable the
+  gateway does not read;
 - logs to a log group of its own with a retention.
 
 The environment (template.yaml):
@@ -58,6 +58,8 @@ ENVIRONMENT = "template.yaml"
 ROUTE = "infra/route.yaml"
 # Files whose quoted "MCP_*" names are the variables the gateway reads.
 VARIABLE_SOURCES = ["shared/src/config/gateway.rs", "shared/src/config/auth.rs"]
+# The guide whose configuration table lists every MCP_* variable the gateway reads.
+CONFIGURATION_GUIDE = "docs/configuration.md"
 # RFC 9728 metadata of a resource at https://host/PATH lives at https://host/WELL_KNOWN/PATH.
 WELL_KNOWN = "/.well-known/oauth-protected-resource"
 # What the environment exports as ${AWS::StackName}-<name>, and route stacks import.
@@ -128,20 +130,20 @@ def workspace_lambda_binaries():
 
 
 def gateway_variables():
-    """MCP_* names read by the configuration code, and those listed in the README."""
+    """MCP_* names read by the configuration code, and those listed in docs/configuration.md."""
     in_code = set()
     for source in VARIABLE_SOURCES:
         with open(source, encoding="utf-8") as f:
             in_code |= set(re.findall(r'"(MCP_[A-Z_]+)"', f.read()))
-    with open("README.md", encoding="utf-8") as f:
-        in_readme = set(re.findall(r"^\| `(MCP_[A-Z_]+)`", f.read(), re.MULTILINE))
-    if in_code != in_readme:
+    with open(CONFIGURATION_GUIDE, encoding="utf-8") as f:
+        in_guide = set(re.findall(r"^\| `(MCP_[A-Z_]+)`", f.read(), re.MULTILINE))
+    if in_code != in_guide:
         problem(
-            "README.md",
+            CONFIGURATION_GUIDE,
             f"configuration table and {' + '.join(VARIABLE_SOURCES)} differ: "
-            f"code only {sorted(in_code - in_readme)}, README only {sorted(in_readme - in_code)}",
+            f"code only {sorted(in_code - in_guide)}, guide only {sorted(in_guide - in_code)}",
         )
-    return in_code, in_readme
+    return in_code, in_guide
 
 
 # ---------------------------------------------------------------------------------------------
@@ -368,7 +370,7 @@ def check_lint_reasons(path, template):
 
 def check_function(path, name, props, metadata, binaries, variables):
     """Runtime, build, binary and variables of a function; its MCP_* variables."""
-    in_code, in_readme = variables
+    in_code, in_guide = variables
     for key, expected in [
         ("Runtime", "provided.al2023"),
         ("Handler", "bootstrap"),
@@ -384,7 +386,7 @@ def check_function(path, name, props, metadata, binaries, variables):
     elif not binaries[binary]:
         problem(path, f"{name}: Binary {binary!r} is not a Lambda function (no lambda_http)")
     env = props.get("Environment", {}).get("Variables", {})
-    missing = sorted((in_code | in_readme) - set(env))
+    missing = sorted((in_code | in_guide) - set(env))
     if missing:
         problem(path, f"{name}: environment lacks {missing}")
     unknown = sorted(v for v in env if v.startswith("MCP_") and v not in in_code)

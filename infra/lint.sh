@@ -2,9 +2,13 @@
 # Lints the templates: the environment (template.yaml) and the route stack (infra/route.yaml), the
 # latter also rendered for two route keys, with cfn-lint and `sam validate --lint`; then
 # infra/check_template.py (binaries, MCP_* variables, routes, permissions, imports and exports,
-# names shared between stacks, against the workspace). No AWS account needed.
+# names shared between stacks, against the workspace). No AWS account needed. First, every
+# relative link and heading anchor of the Markdown files (infra/check_links.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+python3 infra/check_links.py --self-test
+python3 infra/check_links.py
 
 ./tests/pip-install.sh infra/requirements.txt
 rendered=$(mktemp -d)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Measures the Lambda function binaries (figures reported in the README):
+# Measures the Lambda function binaries (figures reported in docs/performance.md):
 # - release size, stripped, of the arm64 artifacts that `sam build` deploys (cargo lambda build)
 #   and of the host (x86_64) build;
 # - cold start of the host build under the `cargo lambda watch` Runtime API emulator: time from

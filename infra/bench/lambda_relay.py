@@ -26,8 +26,8 @@ passes through unchanged.
 
     python3 infra/bench/lambda_relay.py --port 9100 --emulator-port 9000 [--watch]
 
-With `--watch` it also starts `cargo lambda watch` itself, wired as above: the README's local
-Lambda tool walk-through.
+With `--watch` it also starts `cargo lambda watch` itself, wired as above: the local Lambda tool
+walk-through of docs/routes.md.
 
 Standard library only.
 """

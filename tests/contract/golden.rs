@@ -1,5 +1,5 @@
-//! Golden exchanges (CONTRACT L1, L2, L3, T1, X2, X5, X6, H4, N3, N4, and the tool result formats of the
-//! README: `structuredContent` from an `outputSchema`, MCP-native results): each
+//! Golden exchanges (CONTRACT L1, L2, L3, T1, X2, X5, X6, H4, N3, N4, and the tool result formats of
+//! docs/routes.md: `structuredContent` from an `outputSchema`, MCP-native results): each
 //! `tests/golden/*.json` holds a request, what the Tool Service answers, and the expected
 //! response, compared as JSON values.
 //! Volatile values are normalized: `guid`, `x-request-id` and `mcp-session-id` to `"<uuid>"`,

@@ -1,5 +1,5 @@
-//! Tool result formats against a real Tool Service on loopback (CONTRACT X5, X6, T1, M and the
-//! README's "Tool results"): `structuredContent` from an `outputSchema`, MCP-native answers, that
+//! Tool result formats against a real Tool Service on loopback (CONTRACT X5, X6, T1, M and
+//! docs/routes.md "Tool results"): `structuredContent` from an `outputSchema`, MCP-native answers, that
 //! the execution-failure rules of X6 hold for both, and that the manifest JSON Schema describes
 //! `_meta.resultFormat` as the loader reads it.
 

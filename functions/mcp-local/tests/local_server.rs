@@ -1,6 +1,7 @@
-//! End-to-end tests of the real `mcp-local` binary on a free loopback port: the README curl
-//! walk-through, the usage log's canary checks and EMF metrics (CONTRACT U1, U2, C6), and HTTP
-//! policy over a real socket, rejected before any tool use (CONTRACT H1, H5, H6, H7).
+//! End-to-end tests of the real `mcp-local` binary on a free loopback port: the curl walk-throughs
+//! of README.md and docs/clients.md, the usage log's canary checks and EMF metrics (CONTRACT U1,
+//! U2, C6), and HTTP policy over a real socket, rejected before any tool use (CONTRACT H1, H5, H6,
+//! H7).
 
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
@@ -16,22 +17,27 @@ fn usage_events(server: &LocalServer, request_id: &str, count: usize) -> Vec<Val
     server.usage_events_matching(count, |e| e["x_request_id"] == request_id)
 }
 
+/// README.md, whose walk-through is run here.
+const README: &str = include_str!("../../../README.md");
+
+/// docs/clients.md, whose "Two eras" walk-through is run here.
+const CLIENTS_GUIDE: &str = include_str!("../../../docs/clients.md");
+
 /// The `sh` blocks of the README walk-through, in order.
 fn readme_walkthrough() -> Vec<String> {
-    readme_sh_blocks("walkthrough")
+    sh_blocks(README, "walkthrough")
 }
 
-/// The `sh` blocks between `<!-- NAME:start -->` and `<!-- NAME:end -->` in the README.
-fn readme_sh_blocks(name: &str) -> Vec<String> {
-    let readme = include_str!("../../../README.md");
-    let start = readme
+/// The `sh` blocks between `<!-- NAME:start -->` and `<!-- NAME:end -->` in `doc`.
+fn sh_blocks(doc: &str, name: &str) -> Vec<String> {
+    let start = doc
         .find(&format!("<!-- {name}:start -->"))
         .expect("start marker");
-    let end = readme
+    let end = doc
         .find(&format!("<!-- {name}:end -->"))
         .expect("end marker");
     let mut blocks = Vec::new();
-    let mut rest = &readme[start..end];
+    let mut rest = &doc[start..end];
     while let Some(open) = rest.find("```sh\n") {
         let after = &rest[open + 6..];
         let close = after.find("```").unwrap();
@@ -110,11 +116,11 @@ fn readme_curl_walkthrough_works_against_the_real_binary() {
     assert!(call["result"]["content"][0]["_meta"]["searchTime"].is_u64());
 }
 
-/// CONTRACT N3, N4, N2: the README's "Two eras" curl blocks against the real binary.
+/// CONTRACT N3, N4, N2: the curl blocks of docs/clients.md "Two eras" against the real binary.
 #[test]
-fn n3_n4_readme_two_eras_walkthrough_works_against_the_real_binary() {
+fn n3_n4_clients_guide_two_eras_walkthrough_works_against_the_real_binary() {
     let server = LocalServer::start(&[]);
-    let blocks = readme_sh_blocks("eras");
+    let blocks = sh_blocks(CLIENTS_GUIDE, "eras");
     assert_eq!(
         blocks.len(),
         4,

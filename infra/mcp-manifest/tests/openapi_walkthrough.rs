@@ -1,7 +1,8 @@
-//! The README's OpenAPI walk-through, end to end with real parts (CONTRACT M3, X9): the published
-//! Petstore document imported by the real `mcp-manifest`, served by the real `mcp-local`, whose
-//! sample Tool Service implements a few Petstore operations on loopback; the README's own
-//! commands are run, and further operations reach that REST service through the gateway.
+//! The OpenAPI walk-through of docs/routes.md, end to end with real parts (CONTRACT M3, X9): the
+//! published Petstore document imported by the real `mcp-manifest`, served by the real
+//! `mcp-local`, whose sample Tool Service implements a few Petstore operations on loopback; the
+//! guide's own commands are run, and further operations reach that REST service through the
+//! gateway.
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -16,14 +17,14 @@ fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// The fenced blocks of `language` between the README's `openapi` markers, in order.
-fn readme_blocks(language: &str) -> Vec<String> {
-    let readme = include_str!("../../../README.md");
-    let start = readme.find("<!-- openapi:start -->").expect("start marker");
-    let end = readme.find("<!-- openapi:end -->").expect("end marker");
+/// The fenced blocks of `language` between the `openapi` markers of docs/routes.md, in order.
+fn guide_blocks(language: &str) -> Vec<String> {
+    let guide = include_str!("../../../docs/routes.md");
+    let start = guide.find("<!-- openapi:start -->").expect("start marker");
+    let end = guide.find("<!-- openapi:end -->").expect("end marker");
     let fence = format!("```{language}\n");
     let mut blocks = Vec::new();
-    let mut rest = &readme[start..end];
+    let mut rest = &guide[start..end];
     while let Some(open) = rest.find(&fence) {
         let after = &rest[open + fence.len()..];
         let close = after.find("```").expect("closing fence");
@@ -49,7 +50,7 @@ fn bash(script: &str) -> std::process::Output {
         .expect("bash runs")
 }
 
-/// `mcp-local` started as the README's second block says, with its ports replaced.
+/// `mcp-local` started as the guide's second block says, with its ports replaced.
 struct Server {
     child: Child,
     endpoint: String,
@@ -92,7 +93,7 @@ fn start_server(block: &str, sample_port: u16) -> Server {
     Server { child, endpoint }
 }
 
-/// A `tools/call` through the gateway, as the README's curl does it.
+/// A `tools/call` through the gateway, as the guide's curl does it.
 fn call(server: &Server, name: &str, arguments: &Value) -> Value {
     let body = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
                       "params": {"name": name, "arguments": arguments}});
@@ -119,7 +120,7 @@ fn text_of(answer: &Value) -> &str {
 }
 
 #[test]
-fn m3_x9_readme_openapi_walkthrough_imports_serves_and_calls_the_petstore() {
+fn m3_x9_guide_openapi_walkthrough_imports_serves_and_calls_the_petstore() {
     // The walk-through's document is the published one, byte for byte.
     let published = workspace_root()
         .join("tests/openapi/node_modules/@readme/oas-examples/3.1/json/petstore.json");
@@ -128,7 +129,7 @@ fn m3_x9_readme_openapi_walkthrough_imports_serves_and_calls_the_petstore() {
         std::fs::read(&published)
             .expect("the OpenAPI test documents are installed: run ./tests/run.sh"),
     );
-    let sh = readme_blocks("sh");
+    let sh = guide_blocks("sh");
     assert_eq!(sh.len(), 3, "import, serve, curl");
     let sample_port = free_port();
     let out_dir =
@@ -150,8 +151,8 @@ fn m3_x9_readme_openapi_walkthrough_imports_serves_and_calls_the_petstore() {
     let output = bash(&import);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{import}\n{stderr}");
-    // Every line the README shows (but the elision) is printed as shown.
-    let shown = readme_blocks("text");
+    // Every line the guide shows (but the elision) is printed as shown.
+    let shown = guide_blocks("text");
     for line in shown[0].lines().filter(|l| *l != "…") {
         let line = line.replace("127.0.0.1:3001", &format!("127.0.0.1:{sample_port}"));
         assert!(
@@ -186,13 +187,13 @@ fn m3_x9_readme_openapi_walkthrough_imports_serves_and_calls_the_petstore() {
         server.endpoint
     );
 
-    // 3. The README's curl, and its answer as the README shows it (but `searchTime`).
+    // 3. The guide's curl, and its answer as the guide shows it (but `searchTime`).
     let base = server.endpoint.trim_end_matches("/mcp/petstore");
     let curl = bash(&sh[2].replace("http://127.0.0.1:3000", base));
     assert!(curl.status.success());
     let mut answer: Value = serde_json::from_slice(&curl.stdout).unwrap();
     let mut expected: Value =
-        serde_json::from_str(readme_blocks("json")[0].trim()).expect("the README's answer");
+        serde_json::from_str(guide_blocks("json")[0].trim()).expect("the guide's answer");
     for value in [&mut answer, &mut expected] {
         assert!(value["result"]["content"][0]["_meta"]["searchTime"].is_u64());
         value["result"]["content"][0]["_meta"]["searchTime"] = json!(0);

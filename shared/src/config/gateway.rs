@@ -14,7 +14,7 @@ pub struct ConfigError {
     pub reason: String,
 }
 
-/// The gateway configuration. Every field maps to one `MCP_*` variable (see the README table).
+/// The gateway configuration. Every field maps to one `MCP_*` variable (see the table in docs/configuration.md).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
     /// `MCP_ENDPOINT_PATH`: the public path, without a trailing slash (CONTRACT P1).

@@ -1,7 +1,7 @@
 //! `tools/call`: params checks, version resolution, `inputSchema` validation, the Tool Service
 //! call (a REST-shaped one as X9 builds it) and result mapping by the tool's result shape
 //! or a Lambda function's invocation (X10) (CONTRACT X1–X10; `structuredContent` and
-//! MCP-native results as the README's "Tool results" section describes).
+//! MCP-native results as docs/routes.md "Tool results" describes).
 
 use std::time::{Duration, Instant};
 
