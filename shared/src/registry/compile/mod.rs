@@ -6,6 +6,7 @@
 //! - `manifest`: the document, its routes and each route's `tools/list` and lookup;
 //! - `tool`: one tool, its schemas and `_meta`;
 //! - `rest`: a REST-shaped tool's `_meta.parameters` and endpoint template (CONTRACT M2);
+//! - `token`: HTTP header names (RFC 9110 `token`);
 //! - `first_pass`: the one pass over a manifest's text;
 //! - `tool_stream`, `schema_check`: a tool read in the one pass, its schemas checked by reading
 //!   their texts, its `tools/list` entry written from its fields' texts;
@@ -42,6 +43,7 @@ mod problems;
 mod rest;
 mod schema_check;
 mod threads;
+mod token;
 mod tool;
 mod tool_stream;
 

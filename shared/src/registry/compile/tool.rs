@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 
 use super::problems::{Problems, join, optional_string, string_field};
 use super::rest::{RestInput, check_no_placeholders, compile_rest};
+use super::token::is_token;
 use crate::registry::{Endpoint, FunctionArn, HeaderParam, LazyValidator, ResultFormat, Tool};
 
 /// The problem of an `_meta.endpoint` that is neither an http(s) URL nor a function ARN
@@ -170,31 +171,6 @@ fn misplaced_annotations(schema: &Value, path: &str, top: bool, problems: &mut P
         }
         _ => {}
     }
-}
-
-/// RFC 9110 `token`: one or more `tchar`.
-pub(super) fn is_token(value: &str) -> bool {
-    !value.is_empty()
-        && value.bytes().all(|b| {
-            b.is_ascii_alphanumeric()
-                || matches!(
-                    b,
-                    b'!' | b'#'
-                        | b'$'
-                        | b'%'
-                        | b'&'
-                        | b'\''
-                        | b'*'
-                        | b'+'
-                        | b'-'
-                        | b'.'
-                        | b'^'
-                        | b'_'
-                        | b'`'
-                        | b'|'
-                        | b'~'
-                )
-        })
 }
 
 pub(super) fn compile_tool(
