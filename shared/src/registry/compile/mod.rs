@@ -4,7 +4,9 @@
 //! with any problem is not served.
 //!
 //! - `manifest`: the document, its routes and each route's `tools/list` and lookup;
-//! - `tool`: one tool, its schemas and `_meta`;
+//! - `tool`: one tool, its schemas and public `tools/list` fields;
+//! - `meta`: a tool's `_meta` (endpoint, method, timeout, result format, version, active);
+//! - `header_params`: a tool's `x-mcp-header` annotations (CONTRACT N6);
 //! - `rest`: a REST-shaped tool's `_meta.parameters` and endpoint template (CONTRACT M2);
 //! - `token`: HTTP header names (RFC 9110 `token`);
 //! - `first_pass`: the one pass over a manifest's text;
@@ -38,7 +40,9 @@ macro_rules! scalars_are {
 }
 
 mod first_pass;
+mod header_params;
 mod manifest;
+mod meta;
 mod problems;
 mod rest;
 mod schema_check;
@@ -54,6 +58,6 @@ mod tests;
 
 pub(crate) use first_pass::compile_manifest_text;
 pub use manifest::compile_manifest;
+pub use meta::MAX_TOOL_TIMEOUT_MS;
 pub use problems::ManifestProblem;
 pub use rest::RESERVED_HEADERS;
-pub use tool::MAX_TOOL_TIMEOUT_MS;

@@ -20,10 +20,12 @@ use bytes::Bytes;
 use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 
+use super::header_params::header_params;
+use super::meta::compile_meta;
 use super::problems::Problems;
 use super::schema_check::{Facts, Key};
 use super::threads::CompiledTool;
-use super::tool::{compile_meta, header_params, is_tool_name};
+use super::tool::is_tool_name;
 use crate::registry::lazy_validator::SchemaText;
 use crate::registry::snapshot::ListEntry;
 use crate::registry::{LazyValidator, Tool};
