@@ -16,8 +16,9 @@ use serde_json::{Map, Value};
 
 use super::manifest::{CompiledTools, compile_manifest_with};
 use super::problems::{ManifestProblem, join};
+use super::strict::Strict;
 use super::threads::{CompiledTool, ToolsInput, compile_tools_at};
-use super::tool_stream::{CheckedPatterns, Finished, StreamedTool, Strict};
+use super::tool_stream::{CheckedPatterns, Finished, StreamedTool};
 use crate::registry::Snapshot;
 
 /// A manifest's text compiled in one pass over it (see the module's docs). `None` when the text

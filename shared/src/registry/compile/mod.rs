@@ -11,7 +11,8 @@
 //! - `token`: HTTP header names (RFC 9110 `token`);
 //! - `first_pass`: the one pass over a manifest's text;
 //! - `tool_stream`, `schema_check`: a tool read in the one pass, its schemas checked by reading
-//!   their texts, its `tools/list` entry written from its fields' texts;
+//!   their texts, its `tools/list` entry written from its fields' texts (`list_entry`);
+//! - `strict`: values the one pass reads as strictly as a `serde_json::Value` parse;
 //! - `threads`: compiling a route's tools on scoped threads;
 //! - `problems`: [`ManifestProblem`] with its JSON path.
 
@@ -41,11 +42,13 @@ macro_rules! scalars_are {
 
 mod first_pass;
 mod header_params;
+mod list_entry;
 mod manifest;
 mod meta;
 mod problems;
 mod rest;
 mod schema_check;
+mod strict;
 mod threads;
 mod token;
 mod tool;
