@@ -11,7 +11,8 @@
 //! - `token`: HTTP header names (RFC 9110 `token`);
 //! - `first_pass`: the one pass over a manifest's text;
 //! - `tool_stream`, `schema_check`: a tool read in the one pass, its schemas checked by reading
-//!   their texts, its `tools/list` entry written from its fields' texts (`list_entry`);
+//!   their texts (the keywords it knows in `schema_keywords`), its `tools/list` entry written
+//!   from its fields' texts (`list_entry`);
 //! - `strict`: values the one pass reads as strictly as a `serde_json::Value` parse;
 //! - `threads`: compiling a route's tools on scoped threads;
 //! - `problems`: [`ManifestProblem`] with its JSON path.
@@ -48,6 +49,7 @@ mod meta;
 mod problems;
 mod rest;
 mod schema_check;
+mod schema_keywords;
 mod strict;
 mod threads;
 mod token;
