@@ -57,6 +57,10 @@ mod tool;
 mod tool_stream;
 
 #[cfg(test)]
+mod not_json_tests;
+#[cfg(test)]
+mod schema_text_tests;
+#[cfg(test)]
 mod stream_tests;
 #[cfg(test)]
 mod tests;
