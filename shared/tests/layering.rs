@@ -2,8 +2,16 @@
 //! implementation (the reqwest invoker, the S3/HTTP/file sources, the DynamoDB store, the JWKS
 //! key set), an I/O crate (reqwest, the AWS SDK, `lambda_http`, hyper) or the process
 //! environment; only the composition root (`build.rs`) and the adapters do.
+//!
+//! The policy and routing of the service layer and the protocol and configuration below it
+//! (`policy/`, `routing.rs`, `protocol/`, `config/`) reach neither the registry nor any module
+//! above it: what they share with the registry lives in them, and the registry imports it.
 
-use std::path::{Path, PathBuf};
+mod source;
+
+use std::path::Path;
+
+use source::{code_lines, code_text, first_segments, line_of, paths_after, rust_files};
 
 /// The I/O implementations and adapters, relative to `shared/src`: the only files that may
 /// name what [`FORBIDDEN_IN_CORE`] lists.
@@ -68,14 +76,6 @@ fn is_reexport(line: &str) -> bool {
         || line.starts_with("pub mod ")
 }
 
-/// `source` without `//` comments (doc comments included), line by line.
-fn code_lines(source: &str) -> impl Iterator<Item = (usize, &str)> {
-    source.lines().enumerate().map(|(i, line)| {
-        let code = line.find("//").map_or(line, |at| &line[..at]);
-        (i + 1, code)
-    })
-}
-
 /// Every forbidden name in a core file, as `path:line: name`.
 fn violations(path: &str, source: &str) -> Vec<String> {
     let is_mod_rs = path.ends_with("mod.rs");
@@ -93,17 +93,6 @@ fn violations(path: &str, source: &str) -> Vec<String> {
         }
     }
     found
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).expect("shared/src is readable") {
-        let path = entry.expect("a directory entry").path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
 }
 
 #[test]
@@ -157,5 +146,158 @@ fn style2_the_check_catches_an_io_import_and_ignores_comments() {
     assert_eq!(
         violations("registry/mod.rs", block),
         ["registry/mod.rs:4: S3Source"]
+    );
+}
+
+/// The places that reach neither the registry nor a layer above it, relative to `shared/src`:
+/// directories end with `/`.
+const REGISTRY_FREE: &[&str] = &["policy/", "protocol/", "config/", "routing.rs"];
+
+/// The top-level modules those places may reach: themselves and the helpers below them. Any
+/// other module of `lib.rs` (the registry, the invokers, the service and everything above) is
+/// out of their reach, a module added later included.
+const REACHABLE_FROM_REGISTRY_FREE: &[&str] =
+    &["policy", "protocol", "config", "routing", "future", "text"];
+
+/// The top-level modules `lib.rs` declares.
+fn top_level_modules(lib: &str) -> Vec<String> {
+    code_lines(lib)
+        .filter_map(|(_, code)| {
+            let declared = code.trim_start();
+            let declared = declared
+                .strip_prefix("pub mod ")
+                .or_else(|| declared.strip_prefix("pub(crate) mod "))
+                .or_else(|| declared.strip_prefix("mod "))?;
+            Some(declared.trim_end().strip_suffix(';')?.trim().to_owned())
+        })
+        .collect()
+}
+
+/// Every path of a registry-free file (`path` relative to `shared/src`) into one of the
+/// `forbidden` top-level modules, as `path:line: module`: `crate::NAME`, `crate::{NAME, …}`, and
+/// `super::` repeated up to the crate root (as many times as the file's module is deep; in an
+/// inline module such as `mod tests` that is one level short, which errs towards a finding).
+fn reaches_above(path: &str, source: &str, forbidden: &[String]) -> Vec<String> {
+    let module_depth = path.trim_end_matches("/mod.rs").split('/').count();
+    let code = code_text(source);
+    let mut found = Vec::new();
+    let from_crate = paths_after(&code, "crate::").into_iter();
+    let from_super = paths_after(&code, "super::")
+        .into_iter()
+        .filter(|&(_, supers, _)| supers >= module_depth);
+    for (at, _, rest) in from_crate.chain(from_super) {
+        for name in first_segments(rest) {
+            if forbidden.iter().any(|module| module == name) {
+                found.push(format!("{path}:{}: {name}", line_of(&code, at)));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn policy_routing_protocol_and_config_reach_neither_the_registry_nor_a_layer_above() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let lib = std::fs::read_to_string(src.join("lib.rs")).expect("lib.rs is readable");
+    let modules = top_level_modules(&lib);
+    for reachable in REACHABLE_FROM_REGISTRY_FREE {
+        assert!(
+            modules.iter().any(|m| m == reachable),
+            "lib.rs has no module {reachable}"
+        );
+    }
+    let forbidden: Vec<String> = modules
+        .into_iter()
+        .filter(|module| !REACHABLE_FROM_REGISTRY_FREE.contains(&module.as_str()))
+        .collect();
+    for above in [
+        "registry",
+        "invoke",
+        "service",
+        "dispatch",
+        "auth",
+        "tool_result",
+        "usage",
+        "build",
+        "lambda",
+    ] {
+        assert!(
+            forbidden.iter().any(|m| m == above),
+            "{above} is not out of reach"
+        );
+    }
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut checked = 0;
+    let mut found = Vec::new();
+    for file in &files {
+        let relative = file
+            .strip_prefix(&src)
+            .expect("under src")
+            .to_string_lossy()
+            .replace('\\', "/");
+        let registry_free = REGISTRY_FREE.iter().any(|place| {
+            if place.ends_with('/') {
+                relative.starts_with(place)
+            } else {
+                relative == *place
+            }
+        });
+        if registry_free {
+            checked += 1;
+            let source = std::fs::read_to_string(file).expect("a source file is readable");
+            found.extend(reaches_above(&relative, &source, &forbidden));
+        }
+    }
+    assert!(checked > 15, "only {checked} registry-free files were read");
+    assert!(
+        found.is_empty(),
+        "a registry-free file reaches the registry or a layer above it (move the item \
+         down, and have the upper layer import it):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_layer_check_catches_every_path_into_the_registry_and_above() {
+    let forbidden = [
+        "registry".to_owned(),
+        "service".to_owned(),
+        "auth".to_owned(),
+    ];
+    let direct = "//! Names crate::registry in docs only.\nuse crate::registry::HeaderParam;\n";
+    assert_eq!(
+        reaches_above("policy/mirrored.rs", direct, &forbidden),
+        ["policy/mirrored.rs:2: registry"]
+    );
+    let group = "use crate::{\n    protocol::ErrorObject,\n    registry::{Tool, Route},\n};\n";
+    assert_eq!(
+        reaches_above("config/gateway.rs", group, &forbidden),
+        ["config/gateway.rs:1: registry"]
+    );
+    let relative = "fn f(_: super::super::service::Gateway) {}\nuse super::auth::Mode;\n";
+    assert_eq!(
+        reaches_above("config/gateway.rs", relative, &forbidden),
+        ["config/gateway.rs:1: service"]
+    );
+    assert_eq!(
+        reaches_above("routing.rs", "use super::registry::Snapshot;\n", &forbidden),
+        ["routing.rs:1: registry"]
+    );
+    assert_eq!(
+        reaches_above(
+            "policy/mod.rs",
+            "pub use super::auth::AuthMode;\n",
+            &forbidden
+        ),
+        ["policy/mod.rs:1: auth"]
+    );
+    let within = "use crate::protocol::ErrorObject;\nuse super::cors::READ_HEADERS;\nfn f() { my_crate::registry(); }\n";
+    assert!(reaches_above("policy/mirrored.rs", within, &forbidden).is_empty());
+    assert_eq!(
+        top_level_modules(
+            "//! docs\npub mod auth;\nmod dispatch;\npub(crate) mod x;\npub use a::b;\n"
+        ),
+        ["auth", "dispatch", "x"]
     );
 }

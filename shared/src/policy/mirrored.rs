@@ -1,6 +1,8 @@
 //! Mirrored headers of the modern era: `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and
 //! `Mcp-Param-<Name>` must repeat what the body says (CONTRACT N2; MCP 2026-07-28
-//! basic/transports/streamable-http "Server Validation").
+//! basic/transports/streamable-http "Server Validation"). A tool's `Mcp-Param-<Name>` headers
+//! are its [`HeaderParam`]s, which the manifest compiler reads from its `x-mcp-header`
+//! annotations (CONTRACT N6).
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
@@ -8,12 +10,35 @@ use http::HeaderMap;
 use serde_json::{Map, Value};
 
 use crate::protocol::ErrorObject;
-use crate::registry::HeaderParam;
 
 /// `Mcp-Method` (matched case-insensitively).
 pub(crate) const METHOD_HEADER: &str = "mcp-method";
 /// `Mcp-Name` (matched case-insensitively).
 pub(crate) const NAME_HEADER: &str = "mcp-name";
+
+/// One `x-mcp-header` annotation of a tool's `inputSchema` (CONTRACT N6; MCP 2026-07-28
+/// server/tools "x-mcp-header").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeaderParam {
+    /// The top-level property (argument) name.
+    pub property: String,
+    /// The header name, lower case: `mcp-param-<name>`.
+    pub header: String,
+    /// The header name as the annotation spells it, for messages: `Mcp-Param-<Name>`.
+    pub display: String,
+}
+
+impl HeaderParam {
+    /// The header of `property` annotated `"x-mcp-header": "<name>"`.
+    #[must_use]
+    pub fn new(property: &str, name: &str) -> Self {
+        Self {
+            property: property.into(),
+            header: format!("mcp-param-{}", name.to_ascii_lowercase()),
+            display: format!("Mcp-Param-{name}"),
+        }
+    }
+}
 
 /// What a modern request's body says, for its mirrored headers to repeat.
 #[derive(Debug, Clone, Copy)]

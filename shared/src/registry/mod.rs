@@ -20,11 +20,13 @@ pub use lazy_validator::LazyValidator;
 pub use portability::portability_warnings;
 pub use rest::{ArgumentLocation, EndpointTemplate, RestCall, TemplatePiece};
 pub use snapshot::{
-    HeaderParam, ResultFormat, ResultShape, Route, ServerInfo, Snapshot, Tool, ToolLookup,
-    ToolsListResult,
+    ResultFormat, ResultShape, Route, ServerInfo, Snapshot, Tool, ToolLookup, ToolsListResult,
 };
 pub use source::{
     BakedSource, FileSource, HttpSource, LoadLimits, RegistryError, S3Source, SnapshotSource,
     SourceChain, baked_manifest, compile_bytes, load_from,
 };
 pub use state::{Clock, Registry};
+
+// A tool's `x-mcp-header` parameters, the policy's type (CONTRACT N2, N6), at their old path.
+pub use crate::policy::HeaderParam;

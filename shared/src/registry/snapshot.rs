@@ -9,6 +9,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use super::LazyValidator;
+use crate::policy::HeaderParam;
 
 /// `serverInfo` of a route's `initialize` result (CONTRACT L1).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -49,30 +50,6 @@ pub struct Tool {
     /// How a REST-shaped tool (one with `_meta.parameters`) places its arguments in the URL,
     /// headers and body (CONTRACT M2, X9); `None`: the whole `arguments` object is the body (X4).
     pub rest: Option<crate::registry::RestCall>,
-}
-
-/// One `x-mcp-header` annotation of a tool's `inputSchema` (CONTRACT N6; MCP 2026-07-28
-/// server/tools "x-mcp-header").
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HeaderParam {
-    /// The top-level property (argument) name.
-    pub property: String,
-    /// The header name, lower case: `mcp-param-<name>`.
-    pub header: String,
-    /// The header name as the annotation spells it, for messages: `Mcp-Param-<Name>`.
-    pub display: String,
-}
-
-impl HeaderParam {
-    /// The header of `property` annotated `"x-mcp-header": "<name>"`.
-    #[must_use]
-    pub fn new(property: &str, name: &str) -> Self {
-        Self {
-            property: property.into(),
-            header: format!("mcp-param-{}", name.to_ascii_lowercase()),
-            display: format!("Mcp-Param-{name}"),
-        }
-    }
 }
 
 impl Tool {

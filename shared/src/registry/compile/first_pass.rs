@@ -14,19 +14,12 @@ use serde::de::{Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::manifest::compile_manifest_with;
+use super::manifest::{CompiledTools, compile_manifest_with};
 use super::problems::{ManifestProblem, join};
+use super::strict::Strict;
 use super::threads::{CompiledTool, ToolsInput, compile_tools_at};
-use super::tool_stream::{CheckedPatterns, Finished, StreamedTool, Strict};
+use super::tool_stream::{CheckedPatterns, Finished, StreamedTool};
 use crate::registry::Snapshot;
-
-/// Each `tools` array's tools, compiled (their places in the document hold empty arrays): per
-/// route of `routes`, and of the single-route form.
-#[derive(Default)]
-pub(super) struct CompiledTools {
-    pub(super) routes: Vec<Option<Vec<CompiledTool>>>,
-    pub(super) single: Option<Vec<CompiledTool>>,
-}
 
 /// A manifest's text compiled in one pass over it (see the module's docs). `None` when the text
 /// is not JSON or does not have the shape of a manifest (an object, `routes` an array of

@@ -8,7 +8,6 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::first_pass::CompiledTools;
 use super::problems::{ManifestProblem, Problems, join, optional_string};
 use super::threads::{CompiledTool, ToolsInput, compile_tools};
 use crate::registry::snapshot::ListEntry;
@@ -24,6 +23,14 @@ use crate::routing::is_route_key;
 /// Every [`ManifestProblem`] found, each with its JSON path.
 pub fn compile_manifest(document: &Value) -> Result<Snapshot, Vec<ManifestProblem>> {
     compile_manifest_with(document, CompiledTools::default())
+}
+
+/// Each `tools` array's tools, compiled (their places in the document hold empty arrays): per
+/// route of `routes`, and of the single-route form.
+#[derive(Default)]
+pub(super) struct CompiledTools {
+    pub(super) routes: Vec<Option<Vec<CompiledTool>>>,
+    pub(super) single: Option<Vec<CompiledTool>>,
 }
 
 pub(super) fn compile_manifest_with(

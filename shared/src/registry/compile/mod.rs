@@ -4,11 +4,16 @@
 //! with any problem is not served.
 //!
 //! - `manifest`: the document, its routes and each route's `tools/list` and lookup;
-//! - `tool`: one tool, its schemas and `_meta`;
+//! - `tool`: one tool, its schemas and public `tools/list` fields;
+//! - `meta`: a tool's `_meta` (endpoint, method, timeout, result format, version, active);
+//! - `header_params`: a tool's `x-mcp-header` annotations (CONTRACT N6);
 //! - `rest`: a REST-shaped tool's `_meta.parameters` and endpoint template (CONTRACT M2);
+//! - `token`: HTTP header names (RFC 9110 `token`);
 //! - `first_pass`: the one pass over a manifest's text;
 //! - `tool_stream`, `schema_check`: a tool read in the one pass, its schemas checked by reading
-//!   their texts, its `tools/list` entry written from its fields' texts;
+//!   their texts (the keywords it knows in `schema_keywords`), its `tools/list` entry written
+//!   from its fields' texts (`list_entry`);
+//! - `strict`: values the one pass reads as strictly as a `serde_json::Value` parse;
 //! - `threads`: compiling a route's tools on scoped threads;
 //! - `problems`: [`ManifestProblem`] with its JSON path.
 
@@ -37,14 +42,24 @@ macro_rules! scalars_are {
 }
 
 mod first_pass;
+mod header_params;
+mod list_entry;
 mod manifest;
+mod meta;
 mod problems;
 mod rest;
 mod schema_check;
+mod schema_keywords;
+mod strict;
 mod threads;
+mod token;
 mod tool;
 mod tool_stream;
 
+#[cfg(test)]
+mod not_json_tests;
+#[cfg(test)]
+mod schema_text_tests;
 #[cfg(test)]
 mod stream_tests;
 #[cfg(test)]
@@ -52,6 +67,6 @@ mod tests;
 
 pub(crate) use first_pass::compile_manifest_text;
 pub use manifest::compile_manifest;
+pub use meta::MAX_TOOL_TIMEOUT_MS;
 pub use problems::ManifestProblem;
 pub use rest::RESERVED_HEADERS;
-pub use tool::MAX_TOOL_TIMEOUT_MS;

@@ -6,6 +6,7 @@ use http::{HeaderName, Method};
 use serde_json::{Map, Value};
 
 use super::problems::{Problems, join};
+use super::token::is_token;
 use crate::registry::{ArgumentLocation, EndpointTemplate, RestCall, TemplatePiece};
 
 /// Header names a `header` argument may never take (CONTRACT M2): the caller headers the gateway
@@ -156,7 +157,7 @@ fn location(name: &str, value: &Value, property: &Value) -> Result<ArgumentLocat
         Some("path") => ArgumentLocation::Path,
         Some("query") => ArgumentLocation::Query,
         Some("header") => {
-            if !super::tool::is_token(name) {
+            if !is_token(name) {
                 return Err(format!(
                     "header name '{name}' is not an HTTP header token (letters, digits and !#$%&'*+-.^_`|~)"
                 ));

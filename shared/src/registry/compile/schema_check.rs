@@ -4,68 +4,21 @@
 //!
 //! The read proves a schema valid only when every keyword it meets is one it knows to be valid
 //! with that value under JSON Schema 2020-12 (`type` with simple type names, `properties`,
-//! `required`, bounds, `enum`, `items`, `allOf`, ...), so that the schema passes its meta-schema
-//! and compiles. What it cannot prove it never refuses: it notes that the schema needs the
-//! compiler at load (`$schema`, `$id`, references other than `#/$defs/<name>`,
-//! `patternProperties`, ...), or that the tool goes to the full check (a value of the wrong
-//! type, a repeated key), whose messages are the manifest's problems.
+//! `required`, bounds, `enum`, `items`, `allOf`, ...; [`super::schema_keywords`]), so that the
+//! schema passes its meta-schema and compiles. What it cannot prove it never refuses: it notes
+//! that the schema needs the compiler at load (`$schema`, `$id`, references other than
+//! `#/$defs/<name>`, `patternProperties`, ...), or that the tool goes to the full check (a value
+//! of the wrong type, a repeated key), whose messages are the manifest's problems.
 
 use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
+use super::schema_keywords::{Ctx, SIMPLE_TYPES, keyword};
+
 /// The annotation that mirrors an argument into `Mcp-Param-<Name>` (CONTRACT N6).
 const X_MCP_HEADER: &str = "x-mcp-header";
-
-/// JSON Schema's simple type names (2020-12 validation vocabulary, `simpleTypes`).
-const SIMPLE_TYPES: [&str; 7] = [
-    "array", "boolean", "integer", "null", "number", "object", "string",
-];
-
-/// What a value at one place of a schema must be.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Ctx {
-    /// A schema: an object or a boolean; `root` for the `inputSchema` or `outputSchema` itself,
-    /// which must be an object (CONTRACT R5).
-    Schema { root: bool },
-    /// `properties`, `$defs`, `definitions`: names to schemas. `root_defs`: the root's `$defs`,
-    /// whose names local references may point at.
-    SchemaMap { root_defs: bool },
-    /// `allOf`, `anyOf`, `oneOf`, `prefixItems`: a non-empty array of schemas.
-    SchemaList,
-    /// The root's `type`: `"object"` (CONTRACT R5).
-    RootType,
-    /// `type`: a simple type name, or a non-empty array of distinct ones.
-    Type,
-    /// An element of a `type` array.
-    TypeName,
-    /// `required`: an array of distinct strings.
-    Required,
-    /// An element of a `required` array.
-    RequiredName,
-    /// `enum` (non-empty) and `examples`: an array of any values.
-    DataList { non_empty: bool },
-    /// `maximum`, `minimum`, `exclusiveMaximum`, `exclusiveMinimum`: a number.
-    Number,
-    /// `multipleOf`: a number greater than 0.
-    PositiveNumber,
-    /// `minLength`, `maxItems` and the like: a non-negative integer.
-    Count,
-    /// `uniqueItems`, `readOnly`, `writeOnly`, `deprecated`: a boolean.
-    Bool,
-    /// `title`, `description`, `format`, `$comment` and the like: a string.
-    Text,
-    /// `$ref`: a string; `#/$defs/<name>` is checked against the root's `$defs`.
-    Ref,
-    /// `pattern`: a string, a regular expression compiled once per load to check it.
-    Pattern,
-    /// Any JSON value: `const`, `default`, the elements of `enum`, unknown keywords.
-    Any,
-    /// A keyword whose validity only the compiler decides (`$schema`, `$id`,
-    /// `patternProperties`, ...): the schema is compiled at load; its value is read as `Any`.
-    Compiled,
-}
 
 /// What the read found in one schema.
 #[derive(Debug, Default)]
@@ -363,7 +316,7 @@ impl<'de> Visitor<'de> for Check<'_, 'de> {
                 facts.header_annotations = true;
             }
             let value = match self.ctx {
-                Ctx::Schema { .. } => keyword(&key, root, facts),
+                Ctx::Schema { .. } => keyword_value(&key, root, facts),
                 Ctx::SchemaMap { root_defs } => {
                     if root_defs {
                         facts.root_defs.push(key.clone());
@@ -387,89 +340,8 @@ impl<'de> Visitor<'de> for Check<'_, 'de> {
 
 /// What the value of a schema's keyword must be; notes in `facts` a keyword only the compiler
 /// can judge.
-fn keyword(key: &str, root: bool, facts: &mut Facts<'_>) -> Ctx {
-    // By length first: a key is compared with the few keywords of its length.
-    let schema = Ctx::Schema { root: false };
-    let ctx = match key.len() {
-        2 if key == "if" => schema,
-        3 => match key {
-            "not" => schema,
-            "$id" => Ctx::Compiled,
-            _ => Ctx::Any,
-        },
-        4 => match key {
-            "type" if root => Ctx::RootType,
-            "type" => Ctx::Type,
-            "enum" => Ctx::DataList { non_empty: true },
-            "then" | "else" => schema,
-            "$ref" => Ctx::Ref,
-            _ => Ctx::Any,
-        },
-        5 => match key {
-            "$defs" => Ctx::SchemaMap { root_defs: root },
-            "items" => schema,
-            "allOf" | "anyOf" | "oneOf" => Ctx::SchemaList,
-            "title" => Ctx::Text,
-            _ => Ctx::Any,
-        },
-        6 if key == "format" => Ctx::Text,
-        7 => match key {
-            "maximum" | "minimum" => Ctx::Number,
-            "pattern" => Ctx::Pattern,
-            "$schema" | "$anchor" => Ctx::Compiled,
-            _ => Ctx::Any,
-        },
-        8 => match key {
-            "contains" => schema,
-            "required" => Ctx::Required,
-            "examples" => Ctx::DataList { non_empty: false },
-            "maxItems" | "minItems" => Ctx::Count,
-            "readOnly" => Ctx::Bool,
-            "$comment" => Ctx::Text,
-            _ => Ctx::Any,
-        },
-        9 => match key {
-            "maxLength" | "minLength" => Ctx::Count,
-            "writeOnly" => Ctx::Bool,
-            _ => Ctx::Any,
-        },
-        10 => match key {
-            "properties" => Ctx::SchemaMap { root_defs: false },
-            "multipleOf" => Ctx::PositiveNumber,
-            "deprecated" => Ctx::Bool,
-            _ => Ctx::Any,
-        },
-        11 => match key {
-            "definitions" => Ctx::SchemaMap { root_defs: false },
-            "prefixItems" => Ctx::SchemaList,
-            "maxContains" | "minContains" => Ctx::Count,
-            "uniqueItems" => Ctx::Bool,
-            "description" => Ctx::Text,
-            "$dynamicRef" | "$vocabulary" => Ctx::Compiled,
-            _ => Ctx::Any,
-        },
-        12 if key == "dependencies" => Ctx::Compiled,
-        13 => match key {
-            "propertyNames" | "contentSchema" => schema,
-            "maxProperties" | "minProperties" => Ctx::Count,
-            "$recursiveRef" => Ctx::Compiled,
-            _ => Ctx::Any,
-        },
-        14 if key == "$dynamicAnchor" => Ctx::Compiled,
-        15 if key == "contentEncoding" => Ctx::Text,
-        16 => match key {
-            "unevaluatedItems" => schema,
-            "exclusiveMaximum" | "exclusiveMinimum" => Ctx::Number,
-            "contentMediaType" => Ctx::Text,
-            "$recursiveAnchor" | "dependentSchemas" => Ctx::Compiled,
-            _ => Ctx::Any,
-        },
-        17 if matches!(key, "patternProperties" | "dependentRequired") => Ctx::Compiled,
-        20 if key == "additionalProperties" => schema,
-        21 if key == "unevaluatedProperties" => schema,
-        // `const`, `default`, and keywords of no vocabulary: any value.
-        _ => Ctx::Any,
-    };
+fn keyword_value(key: &str, root: bool, facts: &mut Facts<'_>) -> Ctx {
+    let ctx = keyword(key, root);
     if ctx == Ctx::Compiled {
         facts.needs_compile = true;
         return Ctx::Any;

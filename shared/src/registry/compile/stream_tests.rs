@@ -24,7 +24,9 @@ fn samples() -> Vec<Value> {
 
 /// Everything a load made of a manifest, for comparing two loads: per route, its tools/list
 /// entries parsed, and per tool its fields and what its validators say of [`samples`].
-fn outcome(compiled: Result<Snapshot, Vec<ManifestProblem>>) -> Result<Vec<String>, Vec<String>> {
+pub(super) fn outcome(
+    compiled: Result<Snapshot, Vec<ManifestProblem>>,
+) -> Result<Vec<String>, Vec<String>> {
     let snapshot = compiled.map_err(|p| p.iter().map(ToString::to_string).collect::<Vec<_>>())?;
     let mut routes: Vec<&Route> = snapshot.routes.values().map(AsRef::as_ref).collect();
     routes.extend(snapshot.single.as_deref());
@@ -81,7 +83,7 @@ fn assert_same_load(tools: &[Value]) -> Result<(), Vec<String>> {
     by_document.map(|_| ())
 }
 
-fn with_schema(name: &str, schema: &Value) -> Value {
+pub(super) fn with_schema(name: &str, schema: &Value) -> Value {
     json!({
         "name": name,
         "description": "d",
@@ -247,147 +249,6 @@ fn r5_t4_texts_a_value_cannot_write_load_as_the_full_check_loads_them() {
     }
 }
 
-#[test]
-fn t4_an_entry_holds_the_manifests_own_schema_texts_in_t1_order() {
-    let manifest = "{\"tools\": [{\"_meta\": {\"endpoint\": \"http://127.0.0.1:9/a\"},\n \
-        \"inputSchema\": { \"type\": \"object\", \"properties\": {\"n\": {\"maximum\": 1e2}} },\n \
-        \"name\": \"a\", \"title\": \"\\u00e9\", \"x-private\": 1}]}";
-    let snapshot = compile_manifest_text(&Bytes::copy_from_slice(manifest.as_bytes()))
-        .unwrap()
-        .unwrap();
-    let route = snapshot.single.as_deref().unwrap();
-    assert_eq!(
-        route.tools_list_result().to_json(),
-        r#"{"tools":[{"name":"a","title":"é","inputSchema":{ "type": "object", "properties": {"n": {"maximum": 1e2}} }}]}"#
-    );
-}
-
-#[test]
-fn t4_the_pass_finds_where_each_schema_text_ends_whatever_follows_its_last_string() {
-    // Each schema written with white space a `Value` would not keep, so that an entry that
-    // holds it verbatim was written from the manifest's text by the one pass.
-    let schemas = [
-        "{ }",
-        "{\n}",
-        r#"{ "type" : "object" }"#,
-        r#"{"type":"object" , "properties" : { "n" : { "type":"number", "maximum" : 1e2 } } , "minProperties" : 0 }"#,
-        r#"{"type":"object", "properties": {"a": {"enum": [[1, [2]], {"b": {}}, null]}} }"#,
-        r#"{"type":"object", "description": "ends with an escape \" } ] \\" }"#,
-        r#"{"type":"object", "properties": {"a": {"default": {"\u00e9": ["}", "]", "\"{"]}}} }"#,
-        r#"{"type":"object", "properties": {"a": {"const": "x"}}, "required" : [ "a" ] , "examples": [ {}, [ ] ] }"#,
-        r#"{"t\u0079pe" : "object" }"#,
-        r#"{ "required": [], "properties": {} }"#,
-    ];
-    for schema in schemas {
-        for (around_key, around_value) in [("", ""), (" \n\t", " \r\n ")] {
-            let manifest = format!(
-                r#"{{"tools":[{{"name":"a","inputSchema"{around_key}:{around_value}{schema}{around_value},"outputSchema":{schema},"_meta":{{"endpoint":"http://127.0.0.1:9/a"}}}}]}}"#
-            );
-            let snapshot = compile_manifest_text(&Bytes::copy_from_slice(manifest.as_bytes()))
-                .unwrap()
-                .unwrap_or_else(|problems| panic!("{schema}: {problems:?}"));
-            let route = snapshot.single.as_deref().unwrap();
-            assert_eq!(
-                route.tools_list_result().to_json(),
-                format!(
-                    r#"{{"tools":[{{"name":"a","inputSchema":{schema},"outputSchema":{schema}}}]}}"#
-                ),
-                "{manifest}"
-            );
-            let Some(ToolLookup::Active(tool)) = route.tool("a") else {
-                panic!("a is active")
-            };
-            let parsed: Value = serde_json::from_str(schema).unwrap();
-            let direct = jsonschema::validator_for(&parsed).unwrap();
-            for arguments in [json!({}), json!({"a": "x", "n": 500}), json!({"a": 1})] {
-                assert_eq!(
-                    tool.input_schema.get().is_valid(&arguments),
-                    direct.is_valid(&arguments),
-                    "{schema} {arguments}"
-                );
-            }
-        }
-    }
-}
-
-#[test]
-fn t4_a_schema_key_written_with_escapes_sends_its_tool_to_the_full_check() {
-    // The pass places a schema's text after its key's closing quote; a key with escapes is
-    // not lent from the text, so the tool is checked in full and its schemas written as
-    // serde_json writes them (CONTRACT T4).
-    for key in [r#""input\u0053chema""#, r#""inputSchema""#] {
-        let manifest = format!(
-            r#"{{"tools":[{{"name":"b",{key}:{{ "type" : "object" }},"_meta":{{"endpoint":"http://127.0.0.1:9/b"}}}}]}}"#
-        );
-        let snapshot = compile_manifest_text(&Bytes::copy_from_slice(manifest.as_bytes()))
-            .unwrap()
-            .unwrap();
-        let schema = if key.contains('\\') {
-            r#"{"type":"object"}"#
-        } else {
-            r#"{ "type" : "object" }"#
-        };
-        assert_eq!(
-            snapshot
-                .single
-                .as_deref()
-                .unwrap()
-                .tools_list_result()
-                .to_json(),
-            format!(r#"{{"tools":[{{"name":"b","inputSchema":{schema}}}]}}"#),
-            "{key}"
-        );
-    }
-}
-
-#[test]
-fn t4_a_schema_that_is_not_an_object_or_array_has_no_text_place() {
-    // A string schema: the pass finds no bracket to close (the full check refuses it).
-    let text = r#"{"inputSchema":"x","outputSchema":{"type":"object"}}"#;
-    let start = text.find("\"x\"").unwrap();
-    let mut value = serde_json::Deserializer::from_str(&text[start..start + 3]);
-    let facts = super::schema_check::Facts::read(&mut value, 1).unwrap();
-    assert_eq!(facts.text_end(text, start), None);
-    let object = text.find("{\"type\"").unwrap();
-    let mut value = serde_json::Deserializer::from_str(&text[object..text.len() - 1]);
-    let facts = super::schema_check::Facts::read(&mut value, 1).unwrap();
-    assert_eq!(facts.text_end(text, object), Some(text.len() - 1));
-}
-
-#[test]
-fn x2_a_schema_read_from_the_manifest_text_compiles_once_for_thirty_two_concurrent_first_calls() {
-    let schema = json!({"type": "object", "properties": {"n": {"type": "integer", "maximum": 3}},
-                        "required": ["n"]});
-    let text = serde_json::to_vec(&json!({"tools": [with_schema("a", &schema)]})).unwrap();
-    let snapshot = compile_manifest_text(&Bytes::from(text.clone()))
-        .unwrap()
-        .unwrap();
-    let Some(ToolLookup::Active(tool)) = snapshot.single.as_deref().unwrap().tool("a") else {
-        panic!("a is active")
-    };
-    assert!(!tool.input_schema.is_compiled());
-    let direct = jsonschema::validator_for(&schema).unwrap();
-    let barrier = std::sync::Barrier::new(32);
-    std::thread::scope(|scope| {
-        for i in 0..32i64 {
-            let (tool, barrier, direct) = (&tool, &barrier, &direct);
-            scope.spawn(move || {
-                barrier.wait();
-                let arguments = if i % 4 == 0 {
-                    json!({})
-                } else {
-                    json!({"n": i})
-                };
-                let errors = |v: &jsonschema::Validator| -> Vec<String> {
-                    v.iter_errors(&arguments).map(|e| e.to_string()).collect()
-                };
-                assert_eq!(errors(tool.input_schema.get()), errors(direct));
-            });
-        }
-    });
-    assert_eq!(tool.input_schema.compilations(), 1);
-}
-
 /// A value of one of `options`.
 fn one_of(options: &[Value]) -> prop::sample::Select<Value> {
     prop::sample::select(options.to_vec())
@@ -461,109 +322,4 @@ proptest! {
         }
         let _ = assert_same_load(&[with_schema("p", &schema)]);
     }
-}
-
-/// Text a `Value` parse of the manifest refuses is refused as that parse refuses it (not JSON),
-/// wherever in a tool it sits, however the tool is read.
-#[test]
-fn r5_text_a_value_parse_refuses_is_not_json_wherever_it_sits() {
-    let nested =
-        |depth: usize, inner: &str| format!("{}{inner}{}", "[".repeat(depth), "]".repeat(depth));
-    let deep_schema = |levels: usize| {
-        format!(
-            r#"{{"type":"object"{}}}"#,
-            r#","not":{"type":"object""#.repeat(levels - 1) + &"}".repeat(levels - 1)
-        )
-    };
-    let tool = |fields: &str| {
-        format!(
-            r#"{{"name":"a",{fields}"inputSchema":{{"type":"object"}},"_meta":{{"endpoint":"http://127.0.0.1:9/a"}}}}"#
-        )
-    };
-    let single = |tool: &str| format!(r#"{{"routeKey":"core","tools":[{tool}]}}"#);
-    let routes = |tool: &str| {
-        format!(r#"{{"manifestVersion":1,"routes":[{{"routeKey":"core","tools":[{tool}]}}]}}"#)
-    };
-    let mut texts = vec![
-        single(&tool(r#""description":"\ud800","#)),
-        single(&tool(r#""annotations":{"x":1e400},"#)),
-        single(&tool(r#""icons":["\udc00"],"#)),
-        single(&tool(r#""x-private":1e999,"#)),
-        single(&tool(r#""description":"\ud800","description":"x","#)),
-        single(&tool(r#""inputSchema":{"type":"object","maximum":1e400},"#)),
-        single(&tool(&format!(
-            r#""annotations":{{"x":{}}},"#,
-            nested(124, "1")
-        ))),
-        single(&tool(&format!(
-            r#""annotations":{{"x":{}}},"#,
-            nested(123, "1")
-        ))),
-        single(
-            r#"{"name":"\ud800","inputSchema":{"type":"object"},"_meta":{"endpoint":"http://127.0.0.1:9/a"}}"#,
-        ),
-        // Repeated keys in annotations: the last one wins, as in a `Value`.
-        single(&tool(
-            r#""annotations":{"destructiveHint":false,"destructiveHint":true},"#,
-        )),
-    ];
-    // Tools arrays and routes a later key of the same name replaces, and `tools` or `routes`
-    // of the wrong type: read as strictly all the same.
-    let bad = tool(r#""inputSchema":{"type":"object","maximum":1e400},"#);
-    let deep = nested(200, "1");
-    texts.extend([
-        format!(r#"{{"tools":[{bad}],"tools":[{}]}}"#, tool("")),
-        format!(
-            r#"{{"manifestVersion":1,"routes":[{{"routeKey":"a","tools":[{bad}],"tools":[]}}]}}"#
-        ),
-        format!(
-            r#"{{"manifestVersion":1,"routes":[{{"routeKey":"a","tools":[{bad}]}}],"routes":[]}}"#
-        ),
-        r#"{"tools":{"x":"\ud800"}}"#.to_owned(),
-        r#"{"tools":{"x":1e999}}"#.to_owned(),
-        format!(r#"{{"tools":{{"x":{deep}}}}}"#),
-        r#"{"manifestVersion":1,"routes":[{"routeKey":"a","tools":{"x":1e999}}]}"#.to_owned(),
-        r#"{"manifestVersion":1,"routes":{"x":1e999},"routes":[]}"#.to_owned(),
-        r#"{"manifestVersion":1,"routes":[["\ud800"]],"routes":[]}"#.to_owned(),
-        format!(r#"{{"manifestVersion":1,"routes":[{deep}],"routes":[]}}"#),
-        // The same shapes with valid JSON: problems or a load, as the full check gives them.
-        r#"{"tools":{"x":"\u00e9"}}"#.to_owned(),
-        r#"{"manifestVersion":1,"routes":[["x"]],"routes":[]}"#.to_owned(),
-        format!(r#"{{"tools":[{}],"tools":[{}]}}"#, tool(""), tool("")),
-    ]);
-    for levels in [122, 123, 124, 125, 126, 127] {
-        let text = format!(
-            r#"{{"name":"a","inputSchema":{},"_meta":{{"endpoint":"http://127.0.0.1:9/a"}}}}"#,
-            deep_schema(levels)
-        );
-        texts.push(single(&text));
-        texts.push(routes(&text));
-    }
-    let mut refused = 0;
-    for text in &texts {
-        let by_load = crate::registry::compile_bytes("t", &Bytes::copy_from_slice(text.as_bytes()));
-        match serde_json::from_str::<Value>(text) {
-            Err(error) => {
-                refused += 1;
-                assert!(
-                    matches!(&by_load, Err(crate::registry::RegistryError::NotJson { reason, .. }) if *reason == error.to_string()),
-                    "{text}: {by_load:?}"
-                );
-            }
-            Ok(document) => {
-                let by_document = outcome(compile_manifest(&document));
-                let by_text =
-                    compile_manifest_text(&Bytes::copy_from_slice(text.as_bytes())).map(outcome);
-                assert_eq!(
-                    by_text.unwrap_or_else(|| by_document.clone()),
-                    by_document,
-                    "{text}"
-                );
-                assert!(by_load.is_ok() == by_document.is_ok(), "{text}");
-            }
-        }
-    }
-    // Eight of the tools' texts and ten of the replaced or mistyped arrays; schemas nested past
-    // 124 levels in the single-route form (3 of 6) and past 122 in the `routes` form (5 of 6).
-    assert_eq!(refused, 26, "the texts a Value parse refuses");
 }

@@ -2,7 +2,8 @@
 //! its schemas checked as the parse reads them ([`super::schema_check`]), which also finds
 //! where each schema's text stands in the manifest's, every other field parsed as strictly as a
 //! `serde_json::Value` parse reads it; no `Value` of the tool is built. Its `tools/list` entry
-//! is written around the schemas' texts, slices of the manifest's, not copies.
+//! is written around the schemas' texts, slices of the manifest's, not copies
+//! ([`super::list_entry`]).
 //!
 //! The result is the tool [`super::tool::compile_tool`] compiles from the parsed tool, or
 //! [`Finished::Unproven`]: a tool this reading cannot prove valid (a problem, something only
@@ -17,13 +18,17 @@ use std::fmt;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 
+use super::header_params::header_params;
+use super::list_entry::{entry_head, entry_tail};
+use super::meta::compile_meta;
 use super::problems::Problems;
 use super::schema_check::{Facts, Key};
+use super::strict::{Strict, Text};
 use super::threads::CompiledTool;
-use super::tool::{compile_meta, header_params, is_tool_name};
+use super::tool::is_tool_name;
 use crate::registry::lazy_validator::SchemaText;
 use crate::registry::snapshot::ListEntry;
 use crate::registry::{LazyValidator, Tool};
@@ -90,100 +95,6 @@ fn json_space(bytes: &[u8]) -> usize {
         .iter()
         .take_while(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
         .count()
-}
-
-/// A field that must be a string: the string, or `Other` for any other JSON value (read).
-pub(super) enum Text<'de> {
-    Str(Cow<'de, str>),
-    Other,
-}
-
-impl Text<'_> {
-    fn as_str(&self) -> Option<&str> {
-        match self {
-            Self::Str(text) => Some(text),
-            Self::Other => None,
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for Text<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct TextVisitor;
-        impl<'de> Visitor<'de> for TextVisitor {
-            type Value = Text<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Text<'de>, E> {
-                Ok(Text::Str(Cow::Borrowed(v)))
-            }
-            fn visit_str<E>(self, v: &str) -> Result<Text<'de>, E> {
-                Ok(Text::Str(Cow::Owned(v.to_owned())))
-            }
-            fn visit_seq<A: de::SeqAccess<'de>>(self, seq: A) -> Result<Text<'de>, A::Error> {
-                Strict::drain_seq(seq).map(|()| Text::Other)
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Text<'de>, A::Error> {
-                Strict::drain_map(map).map(|()| Text::Other)
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<Text<'de>, E> {
-                Ok(Text::Other)
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<Text<'de>, E> {
-                Ok(Text::Other)
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<Text<'de>, E> {
-                Ok(Text::Other)
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<Text<'de>, E> {
-                Ok(Text::Other)
-            }
-            fn visit_unit<E>(self) -> Result<Text<'de>, E> {
-                Ok(Text::Other)
-            }
-        }
-        deserializer.deserialize_any(TextVisitor)
-    }
-}
-
-/// Any JSON value read and dropped as strictly as a `Value` parse reads it: escapes and
-/// surrogates, number ranges and the nesting limit (serde_json's `IgnoredAny` skips without
-/// those checks).
-pub(super) struct Strict;
-
-impl Strict {
-    /// Reads the rest of an array strictly.
-    pub(super) fn drain_seq<'de, A: de::SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
-        while seq.next_element::<Strict>()?.is_some() {}
-        Ok(())
-    }
-
-    /// Reads the rest of an object strictly.
-    pub(super) fn drain_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<(), A::Error> {
-        while map.next_entry::<Strict, Strict>()?.is_some() {}
-        Ok(())
-    }
-}
-
-impl<'de> Deserialize<'de> for Strict {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct StrictVisitor;
-        impl<'de> Visitor<'de> for StrictVisitor {
-            type Value = Strict;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_seq<A: de::SeqAccess<'de>>(self, seq: A) -> Result<Strict, A::Error> {
-                Strict::drain_seq(seq).map(|()| Strict)
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Strict, A::Error> {
-                Strict::drain_map(map).map(|()| Strict)
-            }
-            scalars_are!(Strict);
-        }
-        deserializer.deserialize_any(StrictVisitor)
-    }
 }
 
 impl<'de> StreamedTool<'de> {
@@ -431,52 +342,4 @@ impl ToolDraft<'_> {
             public: entry,
         })
     }
-}
-
-/// The start of a tool's `tools/list` entry (CONTRACT T1): its fields before the schemas, as
-/// serde_json writes them, and the `inputSchema` key: `{"name":…,"title":…,"description":…,
-/// "inputSchema":`.
-fn entry_head(name: &str, title: Option<&str>, description: Option<&str>) -> Option<Box<str>> {
-    let fields = [("title", title), ("description", description)];
-    let capacity = fields
-        .iter()
-        .map(|(key, value)| value.map_or(0, |value| key.len() + value.len() + 6))
-        .sum::<usize>()
-        + name.len()
-        + 32;
-    let mut head = Vec::with_capacity(capacity);
-    head.extend_from_slice(br#"{"name":"#);
-    serde_json::to_writer(&mut head, name).ok()?;
-    write_fields(&mut head, fields)?;
-    head.extend_from_slice(br#","inputSchema":"#);
-    String::from_utf8(head).ok().map(String::into_boxed_str)
-}
-
-/// Writes `,"<key>":<value>` for each field that has a value (keys that need no escapes),
-/// values as serde_json writes them.
-fn write_fields<T: serde::Serialize + ?Sized>(
-    out: &mut Vec<u8>,
-    fields: [(&str, Option<&T>); 2],
-) -> Option<()> {
-    for (key, value) in fields {
-        if let Some(value) = value {
-            out.extend_from_slice(b",\"");
-            out.extend_from_slice(key.as_bytes());
-            out.extend_from_slice(b"\":");
-            serde_json::to_writer(&mut *out, value).ok()?;
-        }
-    }
-    Some(())
-}
-
-/// The end of a tool's `tools/list` entry (CONTRACT T1): its fields after the schemas, as
-/// serde_json writes them, and the closing `}`.
-fn entry_tail(annotations: Option<&Value>, icons: Option<&Value>) -> Option<Cow<'static, str>> {
-    if annotations.is_none() && icons.is_none() {
-        return Some(Cow::Borrowed("}"));
-    }
-    let mut tail = Vec::new();
-    write_fields(&mut tail, [("annotations", annotations), ("icons", icons)])?;
-    tail.push(b'}');
-    String::from_utf8(tail).ok().map(Cow::Owned)
 }

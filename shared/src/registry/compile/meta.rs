@@ -1,0 +1,263 @@
+//! A tool's `_meta` (CONTRACT M, M2, M4, R5): its version, whether it is active, its endpoint
+//! (an http(s) URL or a Lambda function ARN), method, timeout, result format and, for a
+//! REST-shaped tool, its `parameters` ([`super::rest`]).
+
+use serde_json::{Map, Value};
+
+use super::problems::{Problems, join, string_field};
+use super::rest::{RestInput, check_no_placeholders, compile_rest};
+use crate::registry::{Endpoint, FunctionArn, ResultFormat};
+
+/// The problem of an `_meta.endpoint` that is neither an http(s) URL nor a function ARN
+/// (CONTRACT R5, M4).
+const ENDPOINT_PROBLEM: &str = "must be an absolute http(s) URL or a Lambda function ARN (arn:aws:lambda:<region>:<account>:function:<name>[:<qualifier>])";
+
+/// Longest tool timeout a manifest may set, in ms (the Lambda maximum of 15 minutes).
+pub const MAX_TOOL_TIMEOUT_MS: u64 = 900_000;
+
+/// A tool's `_meta` compiled (CONTRACT M, M2, M4): everything of the
+/// [`Tool`](crate::registry::Tool) but its name and schemas, and whether it is active.
+pub(super) struct MetaParts {
+    pub(super) version: String,
+    pub(super) active: bool,
+    pub(super) endpoint: Endpoint,
+    pub(super) method: http::Method,
+    pub(super) timeout_ms: Option<u64>,
+    pub(super) result_format: ResultFormat,
+    pub(super) rest: Option<crate::registry::RestCall>,
+}
+
+/// Compiles the `_meta` of the tool at `path` (CONTRACT M, M2, M4, R5); `input_schema` is the
+/// tool's, which a REST-shaped tool's `parameters` are checked against. `None` when a problem
+/// was found (added to `problems`).
+pub(super) fn compile_meta(
+    meta: Option<&Value>,
+    input_schema: Option<&Value>,
+    path: &str,
+    problems: &mut Problems,
+) -> Option<MetaParts> {
+    let before = problems.0.len();
+    let meta_path = join(path, "_meta");
+    let empty = Map::new();
+    let meta = if let Some(Value::Object(meta)) = meta {
+        meta
+    } else {
+        problems.add(&meta_path, "must be an object with the tool's endpoint");
+        &empty
+    };
+    let fields = MetaFields::of(meta);
+    let version = string_field(fields.version, "version", &meta_path, problems).unwrap_or_default();
+    let active = match fields.active {
+        None => true,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => {
+            problems.add(&join(&meta_path, "active"), "must be a boolean");
+            true
+        }
+    };
+    let endpoint = match fields.endpoint {
+        Some(Value::String(text)) if let Some(url) = absolute_http_url(text) => {
+            if let Some(problem) = endpoint_url_problem(text, &url) {
+                problems.add(&join(&meta_path, "endpoint"), problem);
+            }
+            Some(Endpoint::Http(url))
+        }
+        Some(Value::String(arn)) if let Ok(function) = FunctionArn::parse(arn) => {
+            Some(Endpoint::Lambda(function))
+        }
+        _ if std::ptr::eq(meta, &raw const empty) => None,
+        _ => {
+            problems.add(&join(&meta_path, "endpoint"), ENDPOINT_PROBLEM);
+            None
+        }
+    };
+    if matches!(endpoint, Some(Endpoint::Lambda(_))) {
+        for (field, value) in [("method", fields.method), ("parameters", fields.parameters)] {
+            if value.is_some() {
+                problems.add(
+                    &join(&meta_path, field),
+                    "does not apply to a Lambda function tool",
+                );
+            }
+        }
+    }
+    let method = match fields.method {
+        None => http::Method::POST,
+        Some(Value::String(m)) => match m.to_ascii_uppercase().as_str() {
+            "GET" => http::Method::GET,
+            "HEAD" => http::Method::HEAD,
+            "POST" => http::Method::POST,
+            "PUT" => http::Method::PUT,
+            "PATCH" => http::Method::PATCH,
+            "DELETE" => http::Method::DELETE,
+            _ => {
+                problems.add(
+                    &join(&meta_path, "method"),
+                    "must be one of GET, HEAD, POST, PUT, PATCH, DELETE",
+                );
+                http::Method::POST
+            }
+        },
+        Some(_) => {
+            problems.add(&join(&meta_path, "method"), "must be a string");
+            http::Method::POST
+        }
+    };
+    let timeout_ms = match fields.timeout_ms {
+        None => None,
+        Some(v) => match v.as_u64() {
+            Some(ms) if (1..=MAX_TOOL_TIMEOUT_MS).contains(&ms) => Some(ms),
+            _ => {
+                problems.add(
+                    &join(&meta_path, "timeoutMs"),
+                    format!("must be a whole number of ms from 1 to {MAX_TOOL_TIMEOUT_MS}"),
+                );
+                None
+            }
+        },
+    };
+    let result_format = match fields.result_format {
+        None => Some(ResultFormat::Json),
+        Some(Value::String(format)) => ResultFormat::parse(format),
+        Some(_) => None,
+    }
+    .unwrap_or_else(|| {
+        problems.add(
+            &join(&meta_path, "resultFormat"),
+            "must be \"json\" or \"mcp\"",
+        );
+        ResultFormat::Json
+    });
+    let is_http = matches!(endpoint, Some(Endpoint::Http(_)));
+    let rest = match (fields.parameters, fields.endpoint) {
+        (Some(parameters), Some(Value::String(url))) if is_http => compile_rest(
+            &RestInput {
+                parameters,
+                endpoint: url,
+                method: &method,
+                input_schema: input_schema.unwrap_or(&Value::Null),
+                meta_path: &meta_path,
+            },
+            problems,
+        ),
+        (None, Some(Value::String(url))) if is_http => {
+            check_no_placeholders(url, &meta_path, problems);
+            None
+        }
+        _ => None,
+    };
+    if problems.0.len() > before {
+        return None;
+    }
+    Some(MetaParts {
+        version,
+        active,
+        endpoint: endpoint?,
+        method,
+        timeout_ms,
+        result_format,
+        rest,
+    })
+}
+
+/// The `_meta` fields the gateway reads, found in one walk over the object (no key is hashed).
+#[derive(Default)]
+struct MetaFields<'a> {
+    version: Option<&'a Value>,
+    active: Option<&'a Value>,
+    endpoint: Option<&'a Value>,
+    method: Option<&'a Value>,
+    timeout_ms: Option<&'a Value>,
+    result_format: Option<&'a Value>,
+    parameters: Option<&'a Value>,
+}
+
+impl<'a> MetaFields<'a> {
+    fn of(meta: &'a Map<String, Value>) -> Self {
+        let mut fields = Self::default();
+        for (key, value) in meta {
+            let field = match key.as_str() {
+                "version" => &mut fields.version,
+                "active" => &mut fields.active,
+                "endpoint" => &mut fields.endpoint,
+                "method" => &mut fields.method,
+                "timeoutMs" => &mut fields.timeout_ms,
+                "resultFormat" => &mut fields.result_format,
+                "parameters" => &mut fields.parameters,
+                _ => continue,
+            };
+            *field = Some(value);
+        }
+        fields
+    }
+}
+
+/// CONTRACT R5, M2: what an http(s) endpoint may not carry. User info would make the HTTP client
+/// send `Authorization: Basic` (the gateway sends no credentials to Tool Services), and a `.` or
+/// `..` segment would be resolved away before the call, silently calling another path.
+fn endpoint_url_problem(text: &str, url: &url::Url) -> Option<&'static str> {
+    if !url.username().is_empty() || url.password().is_some() {
+        return Some("must not carry a user name or password (the gateway sends no credentials)");
+    }
+    let after_scheme = text.split_once("://").map_or(text, |(_, rest)| rest);
+    let path = after_scheme
+        .find('/')
+        .map_or("", |start| &after_scheme[start..]);
+    let path = path.split(['?', '#']).next().unwrap_or_default();
+    let dot_segment = path.split('/').any(is_dot_segment);
+    dot_segment.then_some("must not hold '.' or '..' path segments")
+}
+
+/// `.`, `..` and their percent-encoded forms, in any case (`%2e`, `.%2E`, `%2e%2e`, ...): the
+/// WHATWG URL standard's single- and double-dot path segments.
+fn is_dot_segment(segment: &str) -> bool {
+    let s = segment.as_bytes();
+    match s.len() {
+        1 => s == b".",
+        2 => s == b"..",
+        3 => s.eq_ignore_ascii_case(b"%2e"),
+        4 => s.eq_ignore_ascii_case(b".%2e") || s.eq_ignore_ascii_case(b"%2e."),
+        6 => s.eq_ignore_ascii_case(b"%2e%2e"),
+        _ => false,
+    }
+}
+
+fn absolute_http_url(url: &str) -> Option<url::Url> {
+    url::Url::parse(url).ok().filter(|u| {
+        matches!(u.scheme(), "http" | "https") && u.host_str().is_some_and(|h| !h.is_empty())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_dot_segment;
+
+    /// CONTRACT R5, M2: the dot segments an endpoint may not hold, as the URL standard spells
+    /// them, and segments that only look like them.
+    #[test]
+    fn r5_dot_segments_are_the_url_standards_in_any_case() {
+        for segment in [
+            ".", "..", "%2e", "%2E", ".%2e", ".%2E", "%2e.", "%2E.", "%2e%2e", "%2E%2e", "%2e%2E",
+            "%2E%2E",
+        ] {
+            assert!(is_dot_segment(segment), "{segment:?}");
+        }
+        for segment in [
+            "",
+            "...",
+            ".a",
+            "a.",
+            "%2f",
+            "%2e%2f",
+            "%2e%2e.",
+            "%2e%2",
+            "tools",
+            "%2e%2e%2e",
+            "%e2",
+            ". ",
+            "%2e.%2e",
+        ] {
+            assert!(!is_dot_segment(segment), "{segment:?}");
+        }
+    }
+}
