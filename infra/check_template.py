@@ -7,7 +7,13 @@ Every function (both templates):
 - sets every MCP_* variable the gateway reads (shared/src/config/gateway.rs,
   shared/src/config/auth.rs) and docs/configuration.md documents, and no MCP_* variable the
   gateway does not read;
-- logs to a log group of its own with a retention.
+- logs to a log group of its own with a retention;
+- its role's tool grants (CONTRACT X10, M5, X12) are one statement each, under a condition that
+  holds exactly when its parameter is not empty (TOOL_GRANTS): lambda:InvokeFunction scoped by
+  ToolFunctionArns and by ToolFunctionPrefix, secretsmanager:GetSecretValue on exactly
+  ToolSecretArns, ssm:GetParameter on exactly ToolParameterArns, execute-api:Invoke on exactly
+  ToolExecuteApiArns; rendered, the role has none of them with the parameters empty and exactly
+  the listed ARNs with them filled in (TOOL_VALUES).
 
 The environment (template.yaml):
 - one HTTP API, defined by AWS::ApiGatewayV2 resources, never by an OpenAPI Body (an update of a
@@ -19,15 +25,16 @@ The environment (template.yaml):
   gets the gateway's 405, not a gateway 404; the protected-resource metadata path of each public
   path (RFC 9728) sends GET to the same function; the root metadata path reaches a function (A10);
   API Gateway may invoke each function from its routes;
-- the only permissions are s3:GetObject on the manifest object and dynamodb:UpdateItem on the
-  delegation table that MCP_AUTH_TABLE names (on-demand, string key pk, TTL on ttl);
+- the only permissions besides the tool grants are s3:GetObject on the manifest object and
+  dynamodb:UpdateItem on the delegation table that MCP_AUTH_TABLE names (on-demand, string key
+  pk, TTL on ttl);
 - Outputs give the public URL and export, named after the stack, what route stacks import.
 
 The route template (infra/route.yaml), rendered for two route keys side by side:
 - one function, MCP_ENDPOINT_PATH /mcp/<RouteKey>, fixed routing, the manifest object
   s3://<bucket>/<key> (routes/<RouteKey>/manifest.json by default);
-- its role grants s3:GetObject on that object, dynamodb:UpdateItem on the environment's table
-  and writing its own log group, nothing else;
+- its role grants s3:GetObject on that object, dynamodb:UpdateItem on the environment's table,
+  writing its own log group and the tool grants, nothing else;
 - ANY /mcp/<RouteKey>, ANY /mcp/<RouteKey>/{proxy+} and GET <metadata>/mcp/<RouteKey> on the
   environment's API, through one AWS_PROXY integration (payload 2.0), invokable from those paths
   only;
@@ -212,6 +219,12 @@ class Renderer:
         self.params.update(values)
         self.params.update(PSEUDO)
         self.params["AWS::StackName"] = stack
+        # A CommaDelimitedList parameter's Ref is the list of its values.
+        self.lists = {
+            name
+            for name, p in template.get("Parameters", {}).items()
+            if p.get("Type") == "CommaDelimitedList"
+        }
         self.conditions = {}
 
     def condition(self, name):
@@ -252,7 +265,10 @@ class Renderer:
         if len(node) == 1:
             (key, args), = node.items()
             if key == "Ref":
-                return NO_VALUE if args == "AWS::NoValue" else self.name(args, {})
+                if args == "AWS::NoValue":
+                    return NO_VALUE
+                value = self.name(args, {})
+                return value.split(",") if args in self.lists else value
             if key == "Fn::GetAtt":
                 parts = args.split(".", 1) if isinstance(args, str) else args
                 return f"<{parts[0]}.{parts[1]}>"
@@ -262,6 +278,8 @@ class Renderer:
                 return self.render(args[1] if self.condition(args[0]) else args[2])
             if key == "Fn::Join":
                 return self.render(args[0]).join(self.render(args[1]))
+            if key == "Fn::Split":
+                return self.render(args[1]).split(self.render(args[0]))
             if key == "Fn::Sub":
                 text, variables = (args, {}) if isinstance(args, str) else args
                 variables = {k: self.render(v) for k, v in variables.items()}
@@ -304,48 +322,144 @@ def actions_of(statement):
     return actions if isinstance(actions, list) else [actions]
 
 
-# CONTRACT X10: a function may invoke the Lambda functions its tools name, and only those: each
-# grant stands under a condition on the parameter that lists them, and its resources come from
-# that parameter.
-TOOL_FUNCTION_GRANTS = {
-    "HasToolFunctions": "ToolFunctionArns",
-    "HasToolFunctionPrefix": "ToolFunctionPrefix",
+# CONTRACT X10, M5 and X12: a function may invoke the Lambda functions its tools name, read the
+# secrets and parameters their _meta.auth names and call the APIs they sign requests for, and
+# nothing else of the kind. Each grant is one statement under a condition that holds exactly when
+# its parameter is not empty (else AWS::NoValue), allows its one action, and takes its resources
+# from that parameter: {condition: (parameter, its type, action)}.
+TOOL_GRANTS = {
+    "HasToolFunctions": ("ToolFunctionArns", "CommaDelimitedList", "lambda:InvokeFunction"),
+    "HasToolFunctionPrefix": ("ToolFunctionPrefix", "String", "lambda:InvokeFunction"),
+    "HasToolSecrets": ("ToolSecretArns", "CommaDelimitedList", "secretsmanager:GetSecretValue"),
+    "HasToolParameters": ("ToolParameterArns", "CommaDelimitedList", "ssm:GetParameter"),
+    "HasToolExecuteApis": ("ToolExecuteApiArns", "CommaDelimitedList", "execute-api:Invoke"),
 }
+# The grants whose resources are the listed ARNs exactly (Resource: !Ref <parameter>, nothing
+# appended or derived); the Lambda grants add versions and aliases, or match a name prefix.
+EXACT_TOOL_GRANTS = {"HasToolSecrets", "HasToolParameters", "HasToolExecuteApis"}
+TOOL_ACTIONS = {action for _, _, action in TOOL_GRANTS.values()}
+# The tool grant parameters filled in, and the statements (action, resources) a role then has:
+# the functions with their versions and aliases, the prefix, and the other ARNs exactly as listed
+# (a secret by its full ARN and by its ARN with -?????? for the suffix).
+_ARN = f"{PSEUDO['AWS::Region']}:{PSEUDO['AWS::AccountId']}"
+_FUNCTIONS = [f"arn:aws:lambda:{_ARN}:function:hr-a", f"arn:aws:lambda:{_ARN}:function:hr-b"]
+_SECRETS = [
+    f"arn:aws:secretsmanager:{_ARN}:secret:hr/api-key-AbCdEf",
+    f"arn:aws:secretsmanager:{_ARN}:secret:hr/client-??????",
+]
+_PARAMETERS = [f"arn:aws:ssm:{_ARN}:parameter/hr/token"]
+_APIS = [f"arn:aws:execute-api:{_ARN}:abc123/*", f"arn:aws:execute-api:{_ARN}:def456/prod/GET/items/*"]
+TOOL_VALUES = {
+    "ToolFunctionArns": ",".join(_FUNCTIONS),
+    "ToolFunctionPrefix": "hr-",
+    "ToolSecretArns": ",".join(_SECRETS),
+    "ToolParameterArns": ",".join(_PARAMETERS),
+    "ToolExecuteApiArns": ",".join(_APIS),
+}
+TOOL_STATEMENTS = sorted(
+    [
+        ("lambda:InvokeFunction", tuple(sorted(_FUNCTIONS + [f + ":*" for f in _FUNCTIONS]))),
+        ("lambda:InvokeFunction", (f"arn:aws:lambda:{_ARN}:function:hr-*",)),
+        ("secretsmanager:GetSecretValue", tuple(sorted(_SECRETS))),
+        ("ssm:GetParameter", tuple(sorted(_PARAMETERS))),
+        ("execute-api:Invoke", tuple(sorted(_APIS))),
+    ]
+)
 
 
-def tool_function_grant(statement):
-    """The problem with a conditional lambda:InvokeFunction statement, "" when it is sound, or
-    None when the statement is not one (a plain statement)."""
+def tool_grant(statement):
+    """(condition, problem) of a conditional statement, the problem "" when it is a sound tool
+    grant; None when the statement is not conditional (a plain statement)."""
     if not (isinstance(statement, dict) and list(statement) == ["Fn::If"]):
         return None
     condition, granted, otherwise = statement["Fn::If"]
-    parameter = TOOL_FUNCTION_GRANTS.get(condition)
-    if parameter is None:
-        return f"a conditional statement must stand under {sorted(TOOL_FUNCTION_GRANTS)}: {statement}"
+    if condition not in TOOL_GRANTS:
+        return condition, f"a conditional statement must stand under {sorted(TOOL_GRANTS)}: {statement}"
+    parameter, _, action = TOOL_GRANTS[condition]
     if otherwise != {"Ref": "AWS::NoValue"}:
-        return f"{condition}: without tool functions the statement must be AWS::NoValue"
+        return condition, f"{condition}: with {parameter} empty the statement must be AWS::NoValue"
     if (
         not isinstance(granted, dict)
         or granted.get("Effect") != "Allow"
-        or actions_of(granted) != ["lambda:InvokeFunction"]
+        or actions_of(granted) != [action]
         or {"NotAction", "NotResource", "Condition"} & set(granted)
     ):
-        return f"{condition}: the statement must be a plain Allow of lambda:InvokeFunction alone"
-    resource = json.dumps(granted.get("Resource"))
-    named = f'"{parameter}"' in resource or "${" + parameter + "}" in resource
-    if not named or resource in ('"*"', '["*"]'):
-        return f"{condition}: lambda:InvokeFunction must be scoped by the parameter {parameter}"
-    return ""
+        return condition, f"{condition}: the statement must be a plain Allow of {action} alone"
+    resource = granted.get("Resource")
+    if condition in EXACT_TOOL_GRANTS:
+        if resource != {"Ref": parameter}:
+            return condition, f"{condition}: {action} must be on exactly !Ref {parameter}, is {resource}"
+        return condition, ""
+    text = json.dumps(resource)
+    named = f'"{parameter}"' in text or "${" + parameter + "}" in text
+    if not named or '"*"' in text:
+        return condition, f"{condition}: {action} must be scoped by the parameter {parameter}"
+    return condition, ""
 
 
-def check_tool_function_conditions(where, template):
-    """Both tool-function conditions exist and test their parameters."""
+def check_tool_grants(where, statements):
+    """Exactly one sound conditional grant per entry of TOOL_GRANTS among the statements."""
+    found = [g for g in (tool_grant(s) for s in statements) if g is not None]
+    for _, text in found:
+        if text:
+            problem(where, text)
+    sound = [condition for condition, text in found if not text]
+    for condition, (parameter, _, action) in TOOL_GRANTS.items():
+        if sound.count(condition) != 1:
+            problem(
+                where,
+                f"expected one sound {action} grant under {condition} ({parameter}), found "
+                f"{sound.count(condition)}",
+            )
+
+
+def check_tool_grant_conditions(where, template):
+    """Each tool grant's parameter exists with its type and an empty default (no grant), and its
+    condition holds exactly when the parameter is not empty."""
+    parameters = template.get("Parameters", {})
     conditions = template.get("Conditions", {})
-    for condition, parameter in TOOL_FUNCTION_GRANTS.items():
-        if parameter not in template.get("Parameters", {}):
-            problem(where, f"the parameter {parameter} is missing (CONTRACT X10)")
-        if f'"Ref": "{parameter}"' not in json.dumps(conditions.get(condition)):
-            problem(where, f"the condition {condition} must test the parameter {parameter}")
+    for condition, (parameter, kind, _) in TOOL_GRANTS.items():
+        declared = parameters.get(parameter)
+        if declared is None:
+            problem(where, f"the parameter {parameter} is missing (CONTRACT X10, M5, X12)")
+            continue
+        if declared.get("Type") != kind or declared.get("Default") != "":
+            problem(where, f"the parameter {parameter} must be a {kind} that defaults to empty")
+        tested = {"Ref": parameter}
+        if kind == "CommaDelimitedList":
+            tested = {"Fn::Join": ["", tested]}
+        if conditions.get(condition) != {"Fn::Not": [{"Fn::Equals": [tested, ""]}]}:
+            problem(
+                where,
+                f"the condition {condition} must be !Not [!Equals [{tested}, \"\"]], true exactly "
+                f"when {parameter} is not empty",
+            )
+
+
+def check_rendered_tool_grants(where, statements, filled):
+    """The tool statements of a rendered role: none when the tool parameters are empty, exactly
+    TOOL_STATEMENTS when they are TOOL_VALUES."""
+    found = []
+    for statement in statements:
+        actions = set(actions_of(statement))
+        if not actions & TOOL_ACTIONS:
+            continue
+        resource = statement.get("Resource")
+        resources = resource if isinstance(resource, list) else [resource]
+        if (
+            len(actions) != 1
+            or statement.get("Effect") != "Allow"
+            or {"NotAction", "NotResource", "Condition"} & set(statement)
+        ):
+            problem(where, f"a tool grant must be a plain Allow of one action: {statement}")
+        found.append((sorted(actions)[0], tuple(sorted(map(str, resources)))))
+    expected = TOOL_STATEMENTS if filled else []
+    if sorted(found) != expected:
+        problem(
+            where,
+            f"with the tool parameters {'filled' if filled else 'empty'}, the role grants "
+            f"{sorted(found)}, expected {expected}",
+        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -569,12 +683,11 @@ def check_environment(binaries, variables):
         if "Events" in props:
             problem(path, f"{name}: Events make SAM write an OpenAPI Body; use ApiGatewayV2 routes")
         granted = set()
-        for statement in [s for p in props.get("Policies", []) for s in p.get("Statement", [])]:
-            grant = tool_function_grant(statement)
-            if grant is not None:
-                if grant:
-                    problem(path, f"{name}: {grant}")
-                granted.add("lambda:InvokeFunction")
+        statements = [s for p in props.get("Policies", []) for s in p.get("Statement", [])]
+        # CONTRACT X10, M5, X12: the conditional tool grants, one each.
+        check_tool_grants(f"{path}: {name}", statements)
+        for statement in statements:
+            if tool_grant(statement) is not None:
                 continue
             actions = actions_of(statement)
             if statement.get("Effect") != "Allow" or actions not in (
@@ -597,10 +710,8 @@ def check_environment(binaries, variables):
         for action in ("s3:GetObject", "dynamodb:UpdateItem"):
             if action not in granted:
                 problem(path, f"{name}: no {action} permission (the manifest, the delegation table)")
-        if "lambda:InvokeFunction" not in granted:
-            problem(path, f"{name}: no conditional lambda:InvokeFunction grant (CONTRACT X10)")
         check_log_group(path, name, props, resources)
-    check_tool_function_conditions(path, template)
+    check_tool_grant_conditions(path, template)
 
     # Domain resources exist only with a domain.
     domain_condition = template.get("Conditions", {}).get("HasDomain")
@@ -693,6 +804,26 @@ def check_environment(binaries, variables):
             if resource_url != base + endpoint:
                 problem(path, f"{name}: MCP_RESOURCE_URL is {resource_url}, expected {base}{endpoint}")
         routes_by_domain = routes
+    # The tool grants after the SAM transform: none by default, the listed ARNs when filled in.
+    for filled in (False, True):
+        rendered = Renderer(
+            cfn,
+            ENVIRONMENT_STACK,
+            {"ManifestBucket": BUCKET, **(TOOL_VALUES if filled else {})},
+        )
+        resources_r = rendered.resources()
+        for name, function in of_type(resources_r, "AWS::Lambda::Function").items():
+            role = function["Properties"].get("Role", "")
+            role = role[1 : -len(".Arn>")] if role.startswith("<") and role.endswith(".Arn>") else None
+            if of_type(resources_r, "AWS::IAM::Role").get(role) is None:
+                problem(path, f"{name}: its Role is not a role of the template")
+                continue
+            statements = [
+                s
+                for policy in resources_r[role]["Properties"].get("Policies", [])
+                for s in policy.get("PolicyDocument", {}).get("Statement", [])
+            ]
+            check_rendered_tool_grants(f"{path}: {name}", statements, filled)
     return {"exports": set(exported), "names": names, "routes": routes_by_domain, "api": api_name}
 
 
@@ -735,7 +866,7 @@ def route_stack(key):
     return f"mcp-route-{key}"
 
 
-def render_route(cfn, key, manifest_key=""):
+def render_route(cfn, key, manifest_key="", tools=None):
     return Renderer(
         cfn,
         route_stack(key),
@@ -745,6 +876,7 @@ def render_route(cfn, key, manifest_key=""):
             "ManifestBucket": BUCKET,
             "ManifestKey": manifest_key,
             "ManifestRevision": "1",
+            **(tools or {}),
         },
     )
 
@@ -801,18 +933,16 @@ def check_route(binaries, variables, environment):
         problem(path, f"{function}: Role must be !GetAtt of the template's role")
         return
     role = role[0]
-    # CONTRACT X10: the role's tool-function grants, before rendering resolves their conditions.
-    check_tool_function_conditions(path, template)
-    grants = [
-        tool_function_grant(statement)
-        for policy in resources[role].get("Properties", {}).get("Policies", [])
-        for statement in policy.get("PolicyDocument", {}).get("Statement", [])
-    ]
-    if grants.count("") != len(TOOL_FUNCTION_GRANTS):
-        problem(path, f"{role}: one sound lambda:InvokeFunction grant per tool-function parameter")
-    for grant in grants:
-        if grant:
-            problem(path, f"{role}: {grant}")
+    # CONTRACT X10, M5, X12: the role's tool grants, before rendering resolves their conditions.
+    check_tool_grant_conditions(path, template)
+    check_tool_grants(
+        f"{path}: {role}",
+        [
+            statement
+            for policy in resources[role].get("Properties", {}).get("Policies", [])
+            for statement in policy.get("PolicyDocument", {}).get("Statement", [])
+        ],
+    )
     if environment is None:
         return
     check_imports(path, template, environment["exports"])
@@ -828,10 +958,13 @@ def check_route(binaries, variables, environment):
         problem(path, f"IAM resources {extra} besides the route's role (SAM Policies?)")
     rendered_names = {}
     for key in RENDERED_KEYS:
-        for manifest_key in ("", "teams/custom.json"):
-            rendered = render_route(cfn, key, manifest_key)
+        # The tool parameters empty (the default), then filled in (TOOL_VALUES).
+        for manifest_key, tools in (("", None), ("teams/custom.json", None), ("", TOOL_VALUES)):
+            rendered = render_route(cfn, key, manifest_key, tools)
             resources_r = rendered.resources()
-            where = f"{path} [RouteKey={key}, ManifestKey={manifest_key!r}]"
+            where = f"{path} [RouteKey={key}, ManifestKey={manifest_key!r}" + (
+                ", tool parameters filled]" if tools else "]"
+            )
             object_key = manifest_key or f"routes/{key}/manifest.json"
             fprops = resources_r[function]["Properties"]
             variables_r = fprops["Environment"]["Variables"]
@@ -852,6 +985,7 @@ def check_route(binaries, variables, environment):
                     "dynamodb:UpdateItem": f"<import:{ENVIRONMENT_STACK}-AuthTableArn>",
                     "logs": f"<{group}.Arn>",
                 },
+                bool(tools),
             )
             api = f"<import:{ENVIRONMENT_STACK}-ApiId>"
             routes = api_routes(where, resources_r, api)
@@ -903,44 +1037,46 @@ def check_route(binaries, variables, environment):
                             problem(path, f"[RouteKey={key}] {pattern} lets {route_key} invoke it")
 
 
-def check_route_role(where, role, scopes):
-    """The route role: lambda may assume it; it grants the three scopes, the tool functions'
-    conditional invocation (CONTRACT X10) and nothing else."""
+def check_route_role(where, role, scopes, filled):
+    """The route role: lambda may assume it; it grants the three scopes, the tool grants
+    (CONTRACT X10, M5, X12: none with the tool parameters empty, TOOL_STATEMENTS with them
+    filled) and nothing else."""
     if role.get("ManagedPolicyArns"):
         problem(where, "the route role attaches managed policies")
     trust = role.get("AssumeRolePolicyDocument", {}).get("Statement", [])
     if [s.get("Principal") for s in trust] != [{"Service": "lambda.amazonaws.com"}]:
         problem(where, "the route role must be assumable by lambda.amazonaws.com alone")
     granted = set()
-    for policy in role.get("Policies", []):
-        for statement in policy.get("PolicyDocument", {}).get("Statement", []):
-            grant = tool_function_grant(statement)
-            if grant is not None:
-                if grant:
-                    problem(where, f"route role: {grant}")
-                granted.add("lambda:InvokeFunction")
-                continue
-            actions = set(actions_of(statement))
-            plain = not {"NotAction", "NotResource", "Condition"} & set(statement)
-            if statement.get("Effect") != "Allow" or not plain:
-                problem(where, f"route role statement must be a plain Allow: {statement}")
-                continue
-            resource = statement.get("Resource")
-            if actions <= LOG_ACTIONS:
-                if resource != scopes["logs"]:
-                    problem(where, f"log permissions must be on the route's log group, not {resource}")
-                granted |= actions
-            elif actions in ({"s3:GetObject"}, {"dynamodb:UpdateItem"}):
-                (action,) = actions
-                if resource != scopes[action]:
-                    problem(where, f"{action} must be scoped to {scopes[action]}, is {resource}")
-                granted.add(action)
-            else:
-                problem(
-                    where,
-                    f"route role grants {sorted(actions)}; only s3:GetObject, dynamodb:UpdateItem "
-                    "and its own logs",
-                )
+    statements = [
+        s
+        for policy in role.get("Policies", [])
+        for s in policy.get("PolicyDocument", {}).get("Statement", [])
+    ]
+    check_rendered_tool_grants(where, statements, filled)
+    for statement in statements:
+        actions = set(actions_of(statement))
+        if actions & TOOL_ACTIONS:
+            continue
+        plain = not {"NotAction", "NotResource", "Condition"} & set(statement)
+        if statement.get("Effect") != "Allow" or not plain:
+            problem(where, f"route role statement must be a plain Allow: {statement}")
+            continue
+        resource = statement.get("Resource")
+        if actions <= LOG_ACTIONS:
+            if resource != scopes["logs"]:
+                problem(where, f"log permissions must be on the route's log group, not {resource}")
+            granted |= actions
+        elif actions in ({"s3:GetObject"}, {"dynamodb:UpdateItem"}):
+            (action,) = actions
+            if resource != scopes[action]:
+                problem(where, f"{action} must be scoped to {scopes[action]}, is {resource}")
+            granted.add(action)
+        else:
+            problem(
+                where,
+                f"route role grants {sorted(actions)}; only s3:GetObject, dynamodb:UpdateItem, "
+                "its own logs and the tool grants",
+            )
     for action in sorted(LOG_ACTIONS | {"s3:GetObject", "dynamodb:UpdateItem"}):
         if action not in granted:
             problem(where, f"the route role lacks {action}")
