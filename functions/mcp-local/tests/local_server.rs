@@ -1077,6 +1077,127 @@ fn connections_that_stall_before_a_whole_request_head_are_closed_after_the_heade
 }
 
 #[test]
+fn body_timeout_outside_1_to_3600_seconds_is_refused_with_a_clear_error() {
+    assert_refused(
+        "--body-timeout",
+        "SECONDS",
+        &["0", "3601", "soon"],
+        "expected a whole number of seconds from 1 to 3600",
+    );
+}
+
+#[test]
+fn connections_that_stall_in_a_request_body_are_closed_after_the_body_timeout() {
+    use std::io::{Read, Write};
+
+    // A header timeout far longer than the body timeout: only the body timeout can close the
+    // stalled connections below within raw_connection's 10 s read timeout.
+    let server = LocalServer::start_with_args(
+        &[
+            "--threads",
+            "1",
+            "--header-timeout",
+            "60",
+            "--body-timeout",
+            "1",
+        ],
+        &[],
+    );
+    let list = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+    let head = |addr: &str, framing: &str| {
+        format!(
+            "POST /mcp/core HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\n\
+             mcp-protocol-version: 2025-11-25\r\n{framing}\r\n\r\n"
+        )
+    };
+    // A whole head announcing 100 bytes, then 11 of them and nothing more.
+    let (mut short, addr) = raw_connection(&server);
+    write!(
+        short,
+        "{}{{\"jsonrpc\":",
+        head(&addr, "content-length: 100")
+    )
+    .unwrap();
+    // A chunked body that never sends its last chunk.
+    let (mut chunked, _) = raw_connection(&server);
+    write!(
+        chunked,
+        "{}b\r\n{{\"jsonrpc\":\r\n",
+        head(&addr, "transfer-encoding: chunked")
+    )
+    .unwrap();
+    // A body that arrives whole, in two parts, well within the body timeout: answered.
+    let (mut slow, _) = raw_connection(&server);
+    let content_length = format!("content-length: {}", list.len());
+    write!(slow, "{}{}", head(&addr, &content_length), &list[..10]).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    write!(slow, "{}", &list[10..]).unwrap();
+    let mut answer = [0_u8; 16];
+    slow.read_exact(&mut answer).unwrap();
+    assert_eq!(&answer, b"HTTP/1.1 200 OK\r", "a whole body is answered");
+
+    for (what, stream) in [
+        ("short body", &mut short),
+        ("unfinished chunks", &mut chunked),
+    ] {
+        // Closed with no answer (EOF, or a reset) before raw_connection's 10 s read timeout.
+        let mut rest = Vec::new();
+        let outcome = stream.read_to_end(&mut rest);
+        assert!(
+            !rest.windows(8).any(|w| w == b"HTTP/1.1"),
+            "{what}: no answer is sent: {:?}",
+            String::from_utf8_lossy(&rest)
+        );
+        if let Err(error) = outcome {
+            assert!(
+                !matches!(
+                    error.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ),
+                "{what}: still open after 10 s: {error}"
+            );
+        }
+    }
+    // The stalled requests never reached the gateway: no usage event, a log line each.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let closed = loop {
+        let closed: Vec<Value> = server
+            .logs
+            .lock()
+            .unwrap()
+            .iter()
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .filter(|event| event["body_timeout_s"] == 1)
+            .collect();
+        if closed.len() >= 2 || Instant::now() > deadline {
+            break closed;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(closed.len(), 2, "{closed:?}");
+    for event in &closed {
+        assert_eq!(event["level"], "WARN", "{event}");
+        assert_eq!(
+            event["message"], "connection closed: request body not received in full within 1 s",
+            "{event}"
+        );
+    }
+    // The log lines above are written with the usage events of their time.
+    assert_eq!(
+        server.usage_events_matching(1, |_| true).len(),
+        1,
+        "only the whole request was handled"
+    );
+    // The server still serves new connections.
+    let (status, body) = post(
+        &server,
+        &[("MCP-Protocol-Version", "2025-11-25")],
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+    );
+    assert_eq!(status, 200, "{body}");
+}
+
+#[test]
 fn h9_u1_a_preflight_is_answered_by_the_binary_and_logged_as_a_preflight() {
     let server = LocalServer::start(&[("MCP_ALLOWED_ORIGINS", "http://app.example")]);
     let request_id = format!("preflight-{}", std::process::id());
