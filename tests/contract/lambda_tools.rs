@@ -18,6 +18,8 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 
 const ARN: &str = "arn:aws:lambda:us-east-1:123456789012:function:hr-tools";
 const ENCODED_ARN: &str = "arn%3Aaws%3Alambda%3Aus-east-1%3A123456789012%3Afunction%3Ahr-tools";
+/// A function whose name is a one-letter word.
+const SHORT_NAMED_ARN: &str = "arn:aws:lambda:us-east-1:123456789012:function:a";
 
 /// A gateway whose route `core` also has Lambda tools on [`ARN`], calling the Invoke API of a
 /// loopback server (the harness's Tool Service) with fixed credentials.
@@ -45,6 +47,7 @@ async fn harness() -> Harness {
         json!({}),
     ));
     tools.push(lambda_tool("slow_glossary", ARN, json!({"timeoutMs": 300})));
+    tools.push(lambda_tool("lookup_a", SHORT_NAMED_ARN, json!({})));
     let snapshot = compile_manifest(&document).expect("test manifest compiles");
     let mut config = Config::fixed_defaults();
     config.lambda_endpoint = Some(invoke_api.uri());
@@ -245,6 +248,16 @@ async fn x10_function_errors_are_is_error_results_with_the_error_message() {
                    "errorType": "Sandbox.Timedout"}),
             "Tool Service function failed: 2026-12-02T04:00:00Z <function> Task timed out after 3.00 seconds in <region> for <account>; see <function>.",
         ),
+        (
+            "Handled",
+            json!({"errorMessage": "hr-tools failed: HR-Tools:live could not read /aws/lambda/hr-tools; ask the hr-tools:$LATEST owners"}),
+            "Tool Service function failed: <function> failed: <function> could not read /aws/lambda/<function>; ask the <function> owners",
+        ),
+        (
+            "Unhandled",
+            json!({"errorType": "hr-tools.GlossaryUnavailable"}),
+            "Tool Service function failed: <function>.GlossaryUnavailable",
+        ),
     ] {
         answers(
             &h,
@@ -258,6 +271,35 @@ async fn x10_function_errors_are_is_error_results_with_the_error_message() {
             .await;
         assert_eq!(error_text(&answer), text);
     }
+}
+
+#[tokio::test]
+async fn x10_a_function_name_under_three_characters_leaves_ordinary_words_alone() {
+    let h = harness().await;
+    answers(
+        &h,
+        ResponseTemplate::new(200)
+            .insert_header("x-amz-function-error", "Handled")
+            .set_body_json(json!({"errorMessage": format!(
+                "a term is missing in a:live ({SHORT_NAMED_ARN})"
+            )})),
+    )
+    .await;
+    let answer = h.call_tool("lookup_a", json!({"term": "SLA"})).await;
+    assert_eq!(
+        error_text(&answer),
+        "Tool Service function failed: a term is missing in a:live (<function>)"
+    );
+    answers(
+        &h,
+        ResponseTemplate::new(403).insert_header("x-amzn-ErrorType", "AccessDeniedException"),
+    )
+    .await;
+    let answer = h.call_tool("lookup_a", json!({"term": "SLA"})).await;
+    assert_eq!(
+        error_text(&answer),
+        "The gateway may not invoke the Tool Service function (AccessDeniedException)"
+    );
 }
 
 #[tokio::test]

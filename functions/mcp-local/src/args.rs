@@ -1,5 +1,5 @@
 //! `mcp-local`'s command line: listen address, the sample Tool Service, log format, serving
-//! threads and the header-read timeout.
+//! threads, and the header-read and body-read timeouts.
 
 use std::net::SocketAddr;
 use std::num::NonZeroUsize;
@@ -30,8 +30,13 @@ pub struct Args {
     pub threads: Option<NonZeroUsize>,
     /// Seconds a connection may take to send a request's head, and may stay idle between
     /// requests, before it is closed: 1 to 3600 (default: 30).
-    #[arg(long, value_name = "SECONDS", value_parser = header_timeout)]
+    #[arg(long, value_name = "SECONDS", value_parser = timeout_seconds)]
     pub header_timeout: Option<Duration>,
+    /// Seconds a request's body may take to arrive in full, counted from the end of its head;
+    /// a connection whose body is still incomplete then is closed without an answer: 1 to 3600
+    /// (default: 30).
+    #[arg(long, value_name = "SECONDS", value_parser = timeout_seconds)]
+    pub body_timeout: Option<Duration>,
 }
 
 /// Most serving threads `--threads` accepts: each holds a runtime, file descriptors and a
@@ -45,15 +50,15 @@ fn serving_threads(text: &str) -> Result<NonZeroUsize, String> {
         .ok_or_else(|| format!("expected a whole number from 1 to {MAX_THREADS}"))
 }
 
-/// Longest `--header-timeout` in seconds: an hour.
-const MAX_HEADER_TIMEOUT_SECS: u64 = 3600;
+/// Longest `--header-timeout` and `--body-timeout` in seconds: an hour.
+const MAX_TIMEOUT_SECS: u64 = 3600;
 
-fn header_timeout(text: &str) -> Result<Duration, String> {
+/// `--header-timeout` and `--body-timeout`: a whole number of seconds from 1 to
+/// [`MAX_TIMEOUT_SECS`].
+fn timeout_seconds(text: &str) -> Result<Duration, String> {
     text.parse::<u64>()
         .ok()
-        .filter(|secs| (1..=MAX_HEADER_TIMEOUT_SECS).contains(secs))
+        .filter(|secs| (1..=MAX_TIMEOUT_SECS).contains(secs))
         .map(Duration::from_secs)
-        .ok_or_else(|| {
-            format!("expected a whole number of seconds from 1 to {MAX_HEADER_TIMEOUT_SECS}")
-        })
+        .ok_or_else(|| format!("expected a whole number of seconds from 1 to {MAX_TIMEOUT_SECS}"))
 }

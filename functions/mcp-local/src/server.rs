@@ -1,10 +1,9 @@
 //! Serving the gateway over hyper's HTTP/1.1 connections: bodies read with the
 //! `MCP_MAX_REQUEST_BYTES` cap, each request handled in its own task so its usage event is
-//! written even when the client goes away (CONTRACT H7, U2), request heads bounded in time
-//! ([`DEFAULT_HEADER_READ_TIMEOUT`]), on one single-threaded runtime per serving thread
-//! ([`serve_threads`]).
+//! written even when the client goes away (CONTRACT H7, U2), request heads and bodies bounded in
+//! time ([`DEFAULT_HEADER_READ_TIMEOUT`], [`DEFAULT_BODY_READ_TIMEOUT`]), on one
+//! single-threaded runtime per serving thread ([`serve_threads`]).
 
-use std::convert::Infallible;
 use std::io;
 use std::num::NonZeroUsize;
 use std::sync::Arc;
@@ -24,18 +23,62 @@ use tokio::sync::{mpsc, oneshot, watch};
 /// headers), counted from when the server starts waiting for it, so also while a kept-alive
 /// connection is idle between requests: 30 s. A client that connects and stays silent, or
 /// stops halfway through its headers, is disconnected then instead of holding a file
-/// descriptor for ever. The body is bounded in size only (`MCP_MAX_REQUEST_BYTES`, CONTRACT
-/// H7), not in time: a client that sends a whole head and then stalls in its body keeps its
-/// connection until it gives up.
+/// descriptor for ever. The body has a timeout of its own, [`DEFAULT_BODY_READ_TIMEOUT`].
 pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// The default of how long a request's body may take to arrive in full, counted from the end
+/// of its head: 30 s. A client that sends a whole head and then stalls in its body (fewer
+/// bytes than its `Content-Length`, or a chunked body without its last chunk) has its
+/// connection closed then, without an answer (not a 408), as a stalled head is; the request
+/// never reaches the gateway, so it has no usage event (CONTRACT U1), and a warning line names
+/// the timeout instead. The body is also bounded in size (`MCP_MAX_REQUEST_BYTES`, CONTRACT
+/// H7).
+pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long a connection may take to send each part of a request before it is closed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadTimeouts {
+    /// The request's head (request line and headers), and the idle time between requests
+    /// (`--header-timeout`, [`DEFAULT_HEADER_READ_TIMEOUT`]).
+    pub header: Duration,
+    /// The request's body, from the end of its head to its last byte (`--body-timeout`,
+    /// [`DEFAULT_BODY_READ_TIMEOUT`]).
+    pub body: Duration,
+}
+
+/// A request whose body did not arrive in full within the body timeout: hyper closes its
+/// connection without an answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BodyTimedOut {
+    /// The body timeout that ran out.
+    pub timeout: Duration,
+}
+
+impl std::fmt::Display for BodyTimedOut {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "request body not received in full within {} s",
+            self.timeout.as_secs()
+        )
+    }
+}
+
+impl std::error::Error for BodyTimedOut {}
+
 /// One request through the gateway, whatever its path and method (the gateway answers 404 and
-/// 405 itself): the body read up to `MCP_MAX_REQUEST_BYTES`, then handled in a task of its own
-/// so the usage event is written even when the client goes away (CONTRACT H7, U2).
+/// 405 itself): the body read up to `MCP_MAX_REQUEST_BYTES` within `body_timeout`, then handled
+/// in a task of its own so the usage event is written even when the client goes away (CONTRACT
+/// H7, U2).
+///
+/// # Errors
+/// [`BodyTimedOut`] when the body has not arrived in full `body_timeout` after the head: the
+/// request is not handled and its connection is to be closed without an answer.
 pub async fn handle<I: ToolInvoker>(
     gateway: Arc<Gateway<I>>,
     request: http::Request<Incoming>,
-) -> http::Response<Full<Bytes>> {
+    body_timeout: Duration,
+) -> Result<http::Response<Full<Bytes>>, BodyTimedOut> {
     let (parts, body) = request.into_parts();
     let limit = gateway.config().max_request_bytes;
     // CONTRACT H7: a body announced over the limit is refused before any of it is read, so a
@@ -48,17 +91,21 @@ pub async fn handle<I: ToolInvoker>(
     let body = if announced.is_some_and(|length| length > limit as u64) {
         RequestBody::TooLarge
     } else {
-        read_body(body, limit).await
+        tokio::time::timeout(body_timeout, read_body(body, limit))
+            .await
+            .map_err(|_| BodyTimedOut {
+                timeout: body_timeout,
+            })?
     };
     let request = http::Request::from_parts(parts, body);
     let task =
         tokio::spawn(async move { gateway.handle(request, InvocationContext::default()).await });
     if let Ok(response) = task.await {
-        response.map(Full::new)
+        Ok(response.map(Full::new))
     } else {
         let mut response = http::Response::new(Full::default());
         *response.status_mut() = http::StatusCode::INTERNAL_SERVER_ERROR;
-        response
+        Ok(response)
     }
 }
 
@@ -76,7 +123,7 @@ async fn read_body(body: Incoming, limit: usize) -> RequestBody {
 /// accepting runtime.
 type Handoff = std::net::TcpStream;
 
-/// Serves, with hyper's HTTP/1.1 connection and `header_read_timeout` for each request's head,
+/// Serves, with hyper's HTTP/1.1 connection and `timeouts` for each request's head and body,
 /// each connection handed over on `connections`, until `stopped` turns true. Then no
 /// connection is taken any more, idle ones close, and this returns once the requests in flight
 /// are answered.
@@ -84,11 +131,11 @@ async fn serve_connections<I: ToolInvoker + 'static>(
     mut connections: mpsc::UnboundedReceiver<Handoff>,
     gateway: Arc<Gateway<I>>,
     mut stopped: watch::Receiver<bool>,
-    header_read_timeout: Duration,
+    timeouts: ReadTimeouts,
 ) {
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())
-        .header_read_timeout(header_read_timeout);
+        .header_read_timeout(timeouts.header);
     let graceful = GracefulShutdown::new();
     loop {
         let handoff = tokio::select! {
@@ -110,13 +157,22 @@ async fn serve_connections<I: ToolInvoker + 'static>(
         let gateway = Arc::clone(&gateway);
         let service = hyper::service::service_fn(move |request| {
             let gateway = Arc::clone(&gateway);
-            async move { Ok::<_, Infallible>(handle(gateway, request).await) }
+            handle(gateway, request, timeouts.body)
         });
         let connection = graceful.watch(http.serve_connection(TokioIo::new(io), service));
         // A connection's end (the client closed it, reset it or timed out) is not an error of
-        // the server's.
+        // the server's; a body that timed out is worth a line, as hyper closes the connection
+        // without an answer.
         tokio::spawn(async move {
-            let _ = connection.await;
+            if let Err(error) = connection.await
+                && let Some(timed_out) = std::error::Error::source(&error)
+                    .and_then(|source| source.downcast_ref::<BodyTimedOut>())
+            {
+                tracing::warn!(
+                    body_timeout_s = timed_out.timeout.as_secs(),
+                    "connection closed: {timed_out}"
+                );
+            }
         });
     }
     graceful.shutdown().await;
@@ -128,8 +184,10 @@ async fn serve_connections<I: ToolInvoker + 'static>(
 /// The calling task accepts connections and hands them to the threads in turn, so
 /// a connection, its requests and their Tool Service calls all run on one thread: no
 /// cross-thread wake-ups on the request path. A connection that takes longer than
-/// `header_read_timeout` to send a request's head, or stays idle that long between requests, is
-/// closed ([`DEFAULT_HEADER_READ_TIMEOUT`]).
+/// `timeouts.header` to send a request's head, or stays idle that long between requests, is
+/// closed ([`DEFAULT_HEADER_READ_TIMEOUT`]), and so is one that takes longer than
+/// `timeouts.body` to send a request's body after its head ([`DEFAULT_BODY_READ_TIMEOUT`]);
+/// neither gets an answer.
 ///
 /// Stops on the first message on `stop_requests` (a shutdown signal): the listener closes (new
 /// connections are refused), idle connections close, and requests in flight get up to `grace`
@@ -145,7 +203,7 @@ pub async fn serve_threads<J, E>(
     invoker: impl Fn() -> Result<J, E>,
     mut stop_requests: mpsc::UnboundedReceiver<()>,
     grace: Duration,
-    header_read_timeout: Duration,
+    timeouts: ReadTimeouts,
 ) -> Result<(), Box<dyn std::error::Error>>
 where
     J: ToolInvoker + 'static,
@@ -174,12 +232,7 @@ where
             .name(format!("mcp-serve-{index}"))
             .spawn(move || {
                 telemetry::hold_lines();
-                runtime.block_on(serve_connections(
-                    connections,
-                    gateway,
-                    stopped,
-                    header_read_timeout,
-                ));
+                runtime.block_on(serve_connections(connections, gateway, stopped, timeouts));
                 // Before `done`: the process may exit once every thread has reported, before
                 // this thread's own end would write them.
                 telemetry::write_held_lines();

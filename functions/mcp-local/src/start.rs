@@ -99,8 +99,14 @@ pub async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         || mcp_gateway::invoke::HttpInvoker::from_config(&config),
         shutdown_signals()?,
         SHUTDOWN_GRACE,
-        args.header_timeout
-            .unwrap_or(server::DEFAULT_HEADER_READ_TIMEOUT),
+        server::ReadTimeouts {
+            header: args
+                .header_timeout
+                .unwrap_or(server::DEFAULT_HEADER_READ_TIMEOUT),
+            body: args
+                .body_timeout
+                .unwrap_or(server::DEFAULT_BODY_READ_TIMEOUT),
+        },
     )
     .await
 }

@@ -379,6 +379,22 @@ fn slow_server(
     Arc<std::sync::atomic::AtomicUsize>,
     Arc<std::sync::atomic::AtomicUsize>,
 ) {
+    answering_server(path, delay, "200 OK", body)
+}
+
+/// An HTTP server on loopback that answers every request on `path`, once its head is read,
+/// after `delay` with `status` (e.g. `403 Forbidden`) and the JSON `body`: its URL, the
+/// requests received, and the answers written.
+fn answering_server(
+    path: &str,
+    delay: Duration,
+    status: &str,
+    body: &str,
+) -> (
+    String,
+    Arc<std::sync::atomic::AtomicUsize>,
+    Arc<std::sync::atomic::AtomicUsize>,
+) {
     use std::io::{Read, Write};
     use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -388,7 +404,7 @@ fn slow_server(
     let answers = Arc::new(AtomicUsize::new(0));
     let (counter, answered) = (Arc::clone(&calls), Arc::clone(&answers));
     let response = Arc::new(format!(
-        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+        "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
         body.len()
     ));
     std::thread::spawn(move || {
@@ -1083,6 +1099,127 @@ fn connections_that_stall_before_a_whole_request_head_are_closed_after_the_heade
 }
 
 #[test]
+fn body_timeout_outside_1_to_3600_seconds_is_refused_with_a_clear_error() {
+    assert_refused(
+        "--body-timeout",
+        "SECONDS",
+        &["0", "3601", "soon"],
+        "expected a whole number of seconds from 1 to 3600",
+    );
+}
+
+#[test]
+fn connections_that_stall_in_a_request_body_are_closed_after_the_body_timeout() {
+    use std::io::{Read, Write};
+
+    // A header timeout far longer than the body timeout: only the body timeout can close the
+    // stalled connections below within raw_connection's 10 s read timeout.
+    let server = LocalServer::start_with_args(
+        &[
+            "--threads",
+            "1",
+            "--header-timeout",
+            "60",
+            "--body-timeout",
+            "1",
+        ],
+        &[],
+    );
+    let list = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+    let head = |addr: &str, framing: &str| {
+        format!(
+            "POST /mcp/core HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\n\
+             mcp-protocol-version: 2025-11-25\r\n{framing}\r\n\r\n"
+        )
+    };
+    // A whole head announcing 100 bytes, then 11 of them and nothing more.
+    let (mut short, addr) = raw_connection(&server);
+    write!(
+        short,
+        "{}{{\"jsonrpc\":",
+        head(&addr, "content-length: 100")
+    )
+    .unwrap();
+    // A chunked body that never sends its last chunk.
+    let (mut chunked, _) = raw_connection(&server);
+    write!(
+        chunked,
+        "{}b\r\n{{\"jsonrpc\":\r\n",
+        head(&addr, "transfer-encoding: chunked")
+    )
+    .unwrap();
+    // A body that arrives whole, in two parts, well within the body timeout: answered.
+    let (mut slow, _) = raw_connection(&server);
+    let content_length = format!("content-length: {}", list.len());
+    write!(slow, "{}{}", head(&addr, &content_length), &list[..10]).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    write!(slow, "{}", &list[10..]).unwrap();
+    let mut answer = [0_u8; 16];
+    slow.read_exact(&mut answer).unwrap();
+    assert_eq!(&answer, b"HTTP/1.1 200 OK\r", "a whole body is answered");
+
+    for (what, stream) in [
+        ("short body", &mut short),
+        ("unfinished chunks", &mut chunked),
+    ] {
+        // Closed with no answer (EOF, or a reset) before raw_connection's 10 s read timeout.
+        let mut rest = Vec::new();
+        let outcome = stream.read_to_end(&mut rest);
+        assert!(
+            !rest.windows(8).any(|w| w == b"HTTP/1.1"),
+            "{what}: no answer is sent: {:?}",
+            String::from_utf8_lossy(&rest)
+        );
+        if let Err(error) = outcome {
+            assert!(
+                !matches!(
+                    error.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ),
+                "{what}: still open after 10 s: {error}"
+            );
+        }
+    }
+    // The stalled requests never reached the gateway: no usage event, a log line each.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let closed = loop {
+        let closed: Vec<Value> = server
+            .logs
+            .lock()
+            .unwrap()
+            .iter()
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .filter(|event| event["body_timeout_s"] == 1)
+            .collect();
+        if closed.len() >= 2 || Instant::now() > deadline {
+            break closed;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(closed.len(), 2, "{closed:?}");
+    for event in &closed {
+        assert_eq!(event["level"], "WARN", "{event}");
+        assert_eq!(
+            event["message"], "connection closed: request body not received in full within 1 s",
+            "{event}"
+        );
+    }
+    // The log lines above are written with the usage events of their time.
+    assert_eq!(
+        server.usage_events_matching(1, |_| true).len(),
+        1,
+        "only the whole request was handled"
+    );
+    // The server still serves new connections.
+    let (status, body) = post(
+        &server,
+        &[("MCP-Protocol-Version", "2025-11-25")],
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+    );
+    assert_eq!(status, 200, "{body}");
+}
+
+#[test]
 fn h9_u1_a_preflight_is_answered_by_the_binary_and_logged_as_a_preflight() {
     let server = LocalServer::start(&[("MCP_ALLOWED_ORIGINS", "http://app.example")]);
     let request_id = format!("preflight-{}", std::process::id());
@@ -1150,4 +1287,162 @@ fn h9_u1_a_preflight_is_answered_by_the_binary_and_logged_as_a_preflight() {
     assert_eq!(usage.len(), 1, "{usage:?}");
     assert_eq!(usage[0]["cors"], "preflight");
     assert_eq!(usage[0]["rejection"], "origin_not_allowed");
+}
+
+/// The Lambda function of the credential tests below.
+const LAMBDA_ARN: &str = "arn:aws:lambda:us-east-1:123456789012:function:hr-tools";
+
+/// `mcp-local` serving route `core` with two tools on [`LAMBDA_ARN`], `quick_lookup`
+/// (`timeoutMs` 1000) and `lookup` (the default 10,000 ms), invoking the Invoke API at
+/// `invoke_api` with credentials from the standard AWS chain, in which only the container
+/// credentials endpoint `credentials_uri` can give any: no other AWS variable reaches the server
+/// (see [`LocalServer::start_with_args`]), no profile file is read and instance metadata is off.
+fn lambda_server(label: &str, credentials_uri: &str, invoke_api: &str) -> LocalServer {
+    let tool = |name: &str, meta: Value| {
+        json!({
+            "name": name,
+            "description": format!("Lambda tool {name}"),
+            "inputSchema": {"type": "object", "properties": {"term": {"type": "string"}}},
+            "_meta": meta
+        })
+    };
+    let manifest = json!({
+        "manifestVersion": 1,
+        "tools": [
+            tool("quick_lookup", json!({"endpoint": LAMBDA_ARN, "timeoutMs": 1000})),
+            tool("lookup", json!({"endpoint": LAMBDA_ARN})),
+        ]
+    });
+    let path = std::env::temp_dir().join(format!(
+        "mcp-local-credentials-{label}-{}.json",
+        std::process::id()
+    ));
+    std::fs::write(&path, manifest.to_string()).unwrap();
+    let source = format!("file:{}", path.display());
+    let missing = std::env::temp_dir().join(format!("mcp-local-no-such-aws-file-{label}"));
+    let missing = missing.to_str().unwrap();
+    LocalServer::start(&[
+        ("MCP_REGISTRY_SOURCE", &source),
+        ("MCP_PROFILE", "prod"),
+        ("AWS_REGION", "us-east-1"),
+        ("AWS_ENDPOINT_URL_LAMBDA", invoke_api),
+        ("AWS_CONTAINER_CREDENTIALS_FULL_URI", credentials_uri),
+        ("AWS_CONFIG_FILE", missing),
+        ("AWS_SHARED_CREDENTIALS_FILE", missing),
+        ("AWS_EC2_METADATA_DISABLED", "true"),
+    ])
+}
+
+/// Calls `tool` on `server` and returns its result's `isError` and text, asserting that the
+/// answer names neither the function nor any endpoint.
+fn lambda_call(server: &LocalServer, tool: &str) -> (bool, String) {
+    let (status, body) = post(
+        server,
+        &[("MCP-Protocol-Version", "2025-11-25")],
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": tool, "arguments": {"term": "SLA"}}}),
+    );
+    assert_eq!(status, 200, "{body}");
+    for secret in ["123456789012", "us-east-1", "arn:", "hr-tools", "127.0.0.1"] {
+        assert!(!body.contains(secret), "{secret} leaked: {body}");
+    }
+    let value: Value = serde_json::from_str(&body).unwrap();
+    let text = value["result"]["content"][0]["text"].as_str().unwrap();
+    (
+        value["result"]["isError"].as_bool().unwrap(),
+        text.to_string(),
+    )
+}
+
+#[test]
+fn x10_credentials_from_the_container_endpoint_sign_the_invocation() {
+    use std::sync::atomic::Ordering;
+
+    // The control of the two tests below: with an endpoint that answers, the chain takes its
+    // credentials from it and the function is invoked.
+    let (credentials, asked, _) = answering_server(
+        "/credentials",
+        Duration::ZERO,
+        "200 OK",
+        r#"{"AccessKeyId":"AKIDEXAMPLE","SecretAccessKey":"wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY","Token":"session-token","Expiration":"2099-01-01T00:00:00Z"}"#,
+    );
+    let (invoke_api, invoked, _) =
+        answering_server("", Duration::ZERO, "200 OK", r#"{"term":"SLA"}"#);
+    let server = lambda_server("answering", &credentials, &invoke_api);
+    assert_eq!(
+        lambda_call(&server, "lookup"),
+        (false, r#"{"term":"SLA"}"#.to_string())
+    );
+    assert_eq!(asked.load(Ordering::SeqCst), 1, "credentials fetched once");
+    assert_eq!(invoked.load(Ordering::SeqCst), 1, "the function invoked");
+}
+
+#[test]
+fn x10_x7_a_credentials_endpoint_that_never_answers_is_reported_as_such_within_the_tool_timeout() {
+    use std::sync::atomic::Ordering;
+
+    // Accepts, reads the request and never answers.
+    let (credentials, asked, _) =
+        answering_server("/credentials", Duration::from_hours(1), "200 OK", "{}");
+    let (invoke_api, invoked, _) = answering_server("", Duration::ZERO, "200 OK", "{}");
+    let server = lambda_server("hanging", &credentials, &invoke_api);
+    // The tool's own timeout, when it is shorter than the credentials' 5 s.
+    assert_eq!(
+        lambda_call(&server, "quick_lookup"),
+        (
+            true,
+            "The gateway could not obtain AWS credentials within 1000 ms to invoke the Tool \
+             Service function"
+                .to_string()
+        )
+    );
+    // At most 5 s of the default 10 s: the rest is the invocation's.
+    assert_eq!(
+        lambda_call(&server, "lookup"),
+        (
+            true,
+            "The gateway could not obtain AWS credentials within 5000 ms to invoke the Tool \
+             Service function"
+                .to_string()
+        )
+    );
+    assert!(
+        asked.load(Ordering::SeqCst) >= 2,
+        "the chain asked the endpoint"
+    );
+    assert_eq!(invoked.load(Ordering::SeqCst), 0, "nothing was invoked");
+}
+
+#[test]
+fn x10_a_credentials_endpoint_that_refuses_or_answers_an_error_is_a_credentials_failure() {
+    use std::sync::atomic::Ordering;
+
+    let (invoke_api, invoked, _) = answering_server("", Duration::ZERO, "200 OK", "{}");
+    let failed = (
+        true,
+        "The gateway could not obtain AWS credentials to invoke the Tool Service function (the \
+         credential provider failed)"
+            .to_string(),
+    );
+
+    // A port nothing listens on: every connection is refused (the SDK retries twice first).
+    let refusing = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let refused = format!("http://{}/credentials", refusing.local_addr().unwrap());
+    drop(refusing);
+    let server = lambda_server("refused", &refused, &invoke_api);
+    assert_eq!(lambda_call(&server, "lookup"), failed);
+
+    // An error answer: its message is never quoted.
+    let (credentials, asked, _) = answering_server(
+        "/credentials",
+        Duration::ZERO,
+        "403 Forbidden",
+        r#"{"Code":"AccessDenied","Message":"token tok-5f2a9c expired"}"#,
+    );
+    let server = lambda_server("forbidden", &credentials, &invoke_api);
+    let (is_error, text) = lambda_call(&server, "lookup");
+    assert_eq!((is_error, text.clone()), failed);
+    assert!(!text.contains("tok-5f2a9c") && !text.contains("AccessDenied"));
+    assert_eq!(asked.load(Ordering::SeqCst), 1, "a 403 is not retried");
+    assert_eq!(invoked.load(Ordering::SeqCst), 0, "nothing was invoked");
 }

@@ -158,16 +158,18 @@ impl ToolInvoker for HttpInvoker {
                 function,
                 client_context,
             } => {
-                let call = self.lambda.invoke(
-                    &self.client,
-                    &function,
-                    &client_context,
-                    request.body,
-                    limit,
-                );
-                return tokio::time::timeout(timeout, call)
-                    .await
-                    .unwrap_or(Err(InvokeError::Timeout { timeout_ms }));
+                // The Lambda client splits the timeout between credentials and the invocation.
+                return self
+                    .lambda
+                    .invoke(
+                        &self.client,
+                        &function,
+                        &client_context,
+                        request.body,
+                        limit,
+                        timeout,
+                    )
+                    .await;
             }
         };
         let is_head = method == http::Method::HEAD;

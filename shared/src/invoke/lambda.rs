@@ -3,13 +3,17 @@
 //! standard AWS chain.
 //!
 //! Credentials are loaded the first time a Lambda tool is called, never at cold start, and kept
-//! until five minutes before they expire. `Config::lambda_endpoint` (`AWS_ENDPOINT_URL_LAMBDA`,
-//! else `AWS_ENDPOINT_URL`) replaces the regional endpoint, as it does for the AWS SDKs.
+//! until five minutes before they expire. Loading them has a bound of its own inside the tool's
+//! timeout ([`CREDENTIALS_TIMEOUT`]), so a credentials endpoint that never answers is reported
+//! as such, not as a Tool Service that did not answer (CONTRACT X10).
+//! `Config::lambda_endpoint` (`AWS_ENDPOINT_URL_LAMBDA`, else `AWS_ENDPOINT_URL`) replaces the
+//! regional endpoint, as it does for the AWS SDKs.
 
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
 use aws_credential_types::Credentials;
+use aws_credential_types::provider::error::CredentialsError;
 use aws_credential_types::provider::{ProvideCredentials, SharedCredentialsProvider};
 use aws_sigv4::http_request::{SignableBody, SignableRequest, SigningSettings, sign};
 use aws_sigv4::sign::v4;
@@ -21,6 +25,36 @@ use crate::registry::FunctionArn;
 
 /// Credentials this close to their expiry are fetched anew.
 const CREDENTIALS_MARGIN: Duration = Duration::from_mins(5);
+
+/// The longest the credential chain may take to give credentials, within the tool's timeout
+/// (CONTRACT X7, X10): 5 s. It covers a container or instance credentials endpoint's retries
+/// after a refused connection (the SDK's standard retry: three attempts, at most 3 s of
+/// back-off), so those are reported as the provider's failure, while an endpoint that never
+/// answers is cut off here, before the SDK's own read timeout and retries would end the wait.
+const CREDENTIALS_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Milliseconds of `duration`, saturating.
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// The [`InvokeError`] of a credential chain's failure (CONTRACT X10): none found, a provider
+/// that timed out by its own bound, an invalid configuration, or a provider that failed (a
+/// refused connection, an error answer). The texts name no endpoint, account or secret.
+fn credentials_error(error: &CredentialsError) -> InvokeError {
+    match error {
+        CredentialsError::CredentialsNotLoaded(_) => InvokeError::NoCredentials,
+        CredentialsError::ProviderTimedOut(timed_out) => InvokeError::CredentialsTimeout {
+            timeout_ms: millis(timed_out.timeout_duration()),
+        },
+        CredentialsError::InvalidConfiguration(_) => InvokeError::CredentialsFailed {
+            kind: "the credential configuration is invalid",
+        },
+        _ => InvokeError::CredentialsFailed {
+            kind: "the credential provider failed",
+        },
+    }
+}
 
 /// The Invoke API's client side: where to send, and the credentials to sign with.
 #[derive(Debug, Default)]
@@ -83,7 +117,7 @@ impl LambdaClient {
         let credentials = provider
             .provide_credentials()
             .await
-            .map_err(|_| InvokeError::NoCredentials)?;
+            .map_err(|error| credentials_error(&error))?;
         *self
             .cached
             .lock()
@@ -91,8 +125,12 @@ impl LambdaClient {
         Ok(credentials)
     }
 
-    /// Invokes `function` synchronously with `payload` and reads the answer (CONTRACT X10). The
-    /// caller bounds the whole call with the tool's timeout.
+    /// Invokes `function` synchronously with `payload` and reads the answer, all within
+    /// `timeout`, the tool's effective timeout (CONTRACT X7, X10). Credentials get the first
+    /// part of it, at most [`CREDENTIALS_TIMEOUT`]; when they are not there by then the call
+    /// ends with [`InvokeError::CredentialsTimeout`] and nothing is invoked. The invocation gets
+    /// what remains, and ends with [`InvokeError::Timeout`] (naming all of `timeout`) when it
+    /// is not answered within it.
     pub(super) async fn invoke(
         &self,
         client: &reqwest::Client,
@@ -100,8 +138,42 @@ impl LambdaClient {
         client_context: &str,
         payload: Bytes,
         limit: usize,
+        timeout: Duration,
     ) -> Result<ToolResponse, InvokeError> {
-        let credentials = self.credentials().await?;
+        let started = tokio::time::Instant::now();
+        let credentials_bound = timeout.min(CREDENTIALS_TIMEOUT);
+        let credentials = tokio::time::timeout(credentials_bound, self.credentials())
+            .await
+            .map_err(|_| InvokeError::CredentialsTimeout {
+                timeout_ms: millis(credentials_bound),
+            })??;
+        let remaining = timeout.saturating_sub(started.elapsed());
+        let call = self.signed_call(
+            client,
+            function,
+            client_context,
+            payload,
+            limit,
+            credentials,
+        );
+        tokio::time::timeout(remaining, call)
+            .await
+            .unwrap_or(Err(InvokeError::Timeout {
+                timeout_ms: millis(timeout),
+            }))
+    }
+
+    /// Signs the Invoke API request with `credentials`, sends it and reads the answer (CONTRACT
+    /// X10); the caller bounds it in time.
+    async fn signed_call(
+        &self,
+        client: &reqwest::Client,
+        function: &FunctionArn,
+        client_context: &str,
+        payload: Bytes,
+        limit: usize,
+        credentials: Credentials,
+    ) -> Result<ToolResponse, InvokeError> {
         let url = invoke_url(self.endpoint_override.as_deref(), function);
         let headers = [
             ("content-type", "application/json"),
@@ -173,5 +245,43 @@ impl LambdaClient {
             body,
             function,
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn x10_credential_chain_failures_name_what_failed_and_no_endpoint() {
+        let secret_bearing = "failed to load credentials from http://127.0.0.1:9/creds [AKID]";
+        for (error, text) in [
+            (
+                CredentialsError::not_loaded("no provider in the chain gave any"),
+                "The gateway has no AWS credentials to invoke the Tool Service function",
+            ),
+            (
+                CredentialsError::provider_timed_out(Duration::from_millis(1500)),
+                "The gateway could not obtain AWS credentials within 1500 ms to invoke the Tool \
+                 Service function",
+            ),
+            (
+                CredentialsError::invalid_configuration(secret_bearing),
+                "The gateway could not obtain AWS credentials to invoke the Tool Service function \
+                 (the credential configuration is invalid)",
+            ),
+            (
+                CredentialsError::provider_error(secret_bearing),
+                "The gateway could not obtain AWS credentials to invoke the Tool Service function \
+                 (the credential provider failed)",
+            ),
+            (
+                CredentialsError::unhandled(secret_bearing),
+                "The gateway could not obtain AWS credentials to invoke the Tool Service function \
+                 (the credential provider failed)",
+            ),
+        ] {
+            assert_eq!(credentials_error(&error).to_string(), text, "{error:?}");
+        }
     }
 }

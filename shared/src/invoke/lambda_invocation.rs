@@ -2,6 +2,8 @@
 //! API URL and the classification of its answers, which never quote AWS's own messages (they
 //! name the ARN). The call itself is `invoke/lambda.rs`'s.
 
+use std::ops::Range;
+
 use base64::Engine as _;
 use bytes::Bytes;
 use http::{HeaderName, HeaderValue, StatusCode};
@@ -120,7 +122,8 @@ pub fn classify(
 
 /// The error type AWS names: `x-amzn-ErrorType` (before any `:`), else the body's `__type`
 /// (after any `#`); letters and digits only; `unknown error` when there is none, or when it
-/// would name the function's account, region or ARN.
+/// would name the function's account, region or name (a name of [`MIN_BARE_NAME_CHARS`] or
+/// more), each compared in letters and digits only (CONTRACT X10).
 fn error_type(header: Option<&str>, body: Option<&Value>, function: &FunctionArn) -> String {
     let from_header = header.map(|h| h.split(':').next().unwrap_or_default().to_string());
     let from_body = || {
@@ -134,10 +137,13 @@ fn error_type(header: Option<&str>, body: Option<&Value>, function: &FunctionArn
             .collect::<String>()
             .to_ascii_lowercase()
     };
+    let name = Some(alphanumeric(&function.name))
+        .filter(|_| function.name.chars().count() >= MIN_BARE_NAME_CHARS)
+        .unwrap_or_default();
     let secrets = [
         function.account.clone(),
         alphanumeric(&function.region),
-        alphanumeric(&function.name),
+        name,
     ];
     from_header
         .or_else(from_body)
@@ -166,56 +172,147 @@ fn arn_end(tail: &str) -> usize {
     tail[..end].trim_end_matches('.').len()
 }
 
-/// The byte offset of the next ARN in `text`: `arn:` or its percent-encoded `arn%3a`, in any
-/// letter case.
-fn next_arn(text: &str) -> Option<usize> {
-    let lower = text.to_ascii_lowercase();
-    let plain = lower.find("arn:");
-    let encoded = lower.find("arn%3a");
-    match (plain, encoded) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
+/// The byte offset of the first occurrence of the ASCII `needle` in `text` at or after `from`,
+/// in any letter case. It reads `text` only up to the match, so that hiding many matches one
+/// after the other stays linear in the text's length.
+fn find_ignoring_case(text: &str, needle: &str, from: usize) -> Option<usize> {
+    let needle = needle.as_bytes();
+    if needle.is_empty() {
+        return None;
+    }
+    text.as_bytes()
+        .get(from..)?
+        .windows(needle.len())
+        .position(|window| window.eq_ignore_ascii_case(needle))
+        .map(|at| from + at)
+}
+
+/// The byte range of the next ARN in `text`: `arn:` or its percent-encoded `arn%3a`, in any
+/// letter case, to [`arn_end`].
+fn next_arn(text: &str) -> Option<Range<usize>> {
+    let mut from = 0;
+    loop {
+        let start = find_ignoring_case(text, "arn", from)?;
+        let after = &text.as_bytes()[start + 3..];
+        if after.starts_with(b":")
+            || after
+                .get(..3)
+                .is_some_and(|next| next.eq_ignore_ascii_case(b"%3a"))
+        {
+            return Some(start..start + arn_end(&text[start..]));
+        }
+        from = start + 1;
     }
 }
 
-/// `text` with every case-insensitive occurrence of `needle` replaced.
-fn replace_ignoring_case(text: &str, needle: &str, with: &str) -> String {
-    if needle.is_empty() {
-        return text.to_string();
+/// The shortest function name looked for on its own in a message (CONTRACT X10): as whole
+/// words, shorter names are ordinary words or numbers (`a`, `go`, `42`), which hiding would
+/// garble the message with.
+const MIN_BARE_NAME_CHARS: usize = 3;
+
+/// Whether `byte` can be part of a function name or qualifier: `A-Za-z0-9`, `-`, `_`.
+fn is_name_byte(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_')
+}
+
+/// The byte range of the next whole-word occurrence of the function's `name` in `text`, in any
+/// letter case, with a `:` and a qualifier after it (`$LATEST`, a version or an alias) taken
+/// with it: not preceded or followed by a name byte, so `hr-tools` is found in `hr-tools:live
+/// failed` and `/aws/lambda/hr-tools`, not in `hr-tools-v2` (CONTRACT X10). `None` for a name
+/// shorter than [`MIN_BARE_NAME_CHARS`].
+fn next_name(text: &str, name: &str) -> Option<Range<usize>> {
+    if name.len() < MIN_BARE_NAME_CHARS {
+        return None;
     }
-    let lower = text.to_ascii_lowercase();
-    let needle = needle.to_ascii_lowercase();
-    let mut out = String::with_capacity(text.len());
-    let mut last = 0;
-    for (at, _) in lower.match_indices(&needle) {
-        out.push_str(&text[last..at]);
-        out.push_str(with);
-        last = at + needle.len();
+    let bytes = text.as_bytes();
+    let mut from = 0;
+    loop {
+        let start = find_ignoring_case(text, name, from)?;
+        from = start + 1;
+        if start > 0 && is_name_byte(bytes[start - 1]) {
+            continue;
+        }
+        let mut end = start + name.len();
+        if bytes.get(end) == Some(&b':') {
+            let qualifier = &bytes[end + 1..];
+            let length = if qualifier
+                .get(..7)
+                .is_some_and(|q| q.eq_ignore_ascii_case(b"$LATEST"))
+            {
+                7
+            } else {
+                qualifier.iter().take_while(|b| is_name_byte(**b)).count()
+            };
+            if length > 0 {
+                end += 1 + length;
+            }
+        }
+        if !bytes.get(end).copied().is_some_and(is_name_byte) {
+            return Some(start..end);
+        }
     }
-    out.push_str(&text[last..]);
+}
+
+/// A message being redacted: its text so far, and the placeholders already put in, which later
+/// steps leave alone (a function named `region` must not turn `<region>` into `<<function>>`).
+enum Piece {
+    Text(String),
+    Hidden(&'static str),
+}
+
+/// `pieces` with every range `find` finds in their texts replaced by `placeholder`.
+fn hide(
+    pieces: Vec<Piece>,
+    placeholder: &'static str,
+    find: impl Fn(&str) -> Option<Range<usize>>,
+) -> Vec<Piece> {
+    let mut out = Vec::with_capacity(pieces.len());
+    for piece in pieces {
+        let Piece::Text(text) = piece else {
+            out.push(piece);
+            continue;
+        };
+        let mut rest = text.as_str();
+        while let Some(found) = find(rest).filter(|found| !found.is_empty()) {
+            if found.start > 0 {
+                out.push(Piece::Text(rest[..found.start].to_string()));
+            }
+            out.push(Piece::Hidden(placeholder));
+            rest = &rest[found.end..];
+        }
+        if !rest.is_empty() {
+            out.push(Piece::Text(rest.to_string()));
+        }
+    }
     out
 }
 
 /// A function's error message with every ARN (`arn:` or `arn%3a` in any letter case, to the
-/// next white space, quote or bracket), the function's account (also written `1234-5678-9012`)
-/// and its region (any letter case) replaced (CONTRACT X10).
+/// next white space, quote or bracket) and the function's name as a whole word (any letter
+/// case, with its `:qualifier`; [`next_name`]) replaced by `<function>`, its account (also
+/// written `1234-5678-9012` or `1234 5678 9012`) by `<account>` and its region (any letter
+/// case) by `<region>` (CONTRACT X10).
 fn redacted(message: &str, function: &FunctionArn) -> String {
-    let mut out = String::with_capacity(message.len());
-    let mut rest = message;
-    while let Some(at) = next_arn(rest) {
-        out.push_str(&rest[..at]);
-        let tail = &rest[at..];
-        out.push_str("<function>");
-        rest = &tail[arn_end(tail)..];
-    }
-    out.push_str(rest);
+    let mut pieces = vec![Piece::Text(message.to_string())];
+    pieces = hide(pieces, "<function>", next_arn);
+    pieces = hide(pieces, "<function>", |text| next_name(text, &function.name));
     let account = &function.account;
-    let mut out = out.replace(account.as_str(), "<account>");
-    for separator in ["-", " "] {
-        let grouped = [&account[..4], &account[4..8], &account[8..]].join(separator);
-        out = out.replace(&grouped, "<account>");
+    let grouped = |separator: &str| [&account[..4], &account[4..8], &account[8..]].join(separator);
+    for form in [account.clone(), grouped("-"), grouped(" ")] {
+        pieces = hide(pieces, "<account>", |text| {
+            text.find(form.as_str()).map(|at| at..at + form.len())
+        });
     }
-    replace_ignoring_case(&out, &function.region, "<region>")
+    pieces = hide(pieces, "<region>", |text| {
+        find_ignoring_case(text, &function.region, 0).map(|at| at..at + function.region.len())
+    });
+    pieces
+        .iter()
+        .map(|piece| match piece {
+            Piece::Text(text) => text.as_str(),
+            Piece::Hidden(placeholder) => placeholder,
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -310,6 +407,101 @@ mod tests {
         ] {
             assert_eq!(redacted(message, &f), shown, "{message}");
         }
+    }
+
+    #[test]
+    fn x10_redaction_finds_the_bare_function_name_as_a_whole_word() {
+        let f = arn();
+        for (message, shown) in [
+            ("hr-tools failed", "<function> failed"),
+            (
+                "HR-Tools:live timed out; Hr-tools:$LATEST and hr-tools:7 too",
+                "<function> timed out; <function> and <function> too",
+            ),
+            (
+                "log group /aws/lambda/hr-tools.",
+                "log group /aws/lambda/<function>.",
+            ),
+            ("hr-tools: bad input", "<function>: bad input"),
+            ("'hr-tools'에서 실패", "'<function>'에서 실패"),
+            (
+                "arn:aws:lambda:eu-west-1:123456789012:function:hr-tools:live calls hr-tools in \
+                 eu-west-1",
+                "<function> calls <function> in <region>",
+            ),
+            // Part of a longer name: another function's, left as it is.
+            (
+                "hr-tools-v2, my-hr-tools, hr-tools_old and hr-toolsx stay",
+                "hr-tools-v2, my-hr-tools, hr-tools_old and hr-toolsx stay",
+            ),
+        ] {
+            assert_eq!(redacted(message, &f), shown, "{message}");
+        }
+    }
+
+    #[test]
+    fn x10_redaction_never_rewrites_its_own_placeholders() {
+        let named = |name: &str| {
+            FunctionArn::parse(&format!(
+                "arn:aws:lambda:eu-west-1:123456789012:function:{name}"
+            ))
+            .unwrap()
+        };
+        assert_eq!(
+            redacted(
+                "arn:aws:lambda:eu-west-1:123456789012:function:function failed in function",
+                &named("function")
+            ),
+            "<function> failed in <function>"
+        );
+        assert_eq!(
+            redacted("region eu-west-1 of account 123456789012", &named("region")),
+            "<function> <region> of account <account>"
+        );
+        assert_eq!(
+            redacted("no account in eu-west-1", &named("account")),
+            "no <function> in <region>"
+        );
+    }
+
+    #[test]
+    fn x10_names_under_three_characters_are_not_looked_for_on_their_own() {
+        let named = |name: &str| {
+            FunctionArn::parse(&format!(
+                "arn:aws:lambda:us-east-1:123456789012:function:{name}"
+            ))
+            .unwrap()
+        };
+        // As whole words these are ordinary words and numbers: the message stays readable.
+        assert_eq!(
+            redacted("a timeout: a:live is a bug", &named("a")),
+            "a timeout: a:live is a bug"
+        );
+        assert_eq!(
+            redacted("go on, Go:42 went 42 ms", &named("go")),
+            "go on, Go:42 went 42 ms"
+        );
+        assert_eq!(
+            redacted(
+                "a failed: arn:aws:lambda:us-east-1:123456789012:function:a",
+                &named("a")
+            ),
+            "a failed: <function>",
+            "its ARN is hidden whatever the name's length"
+        );
+        assert_eq!(
+            redacted("hr1 failed, hr1:live too", &named("hr1")),
+            "<function> failed, <function> too"
+        );
+        // Nor do they make every error type that holds their letters `unknown error`.
+        assert_eq!(
+            error_type(Some("AccessDeniedException"), None, &named("a")),
+            "AccessDeniedException"
+        );
+        assert_eq!(
+            error_type(Some("Hr1Error"), None, &named("hr1")),
+            "unknown error"
+        );
     }
 
     #[test]

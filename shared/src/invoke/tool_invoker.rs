@@ -133,6 +133,24 @@ pub enum InvokeError {
     /// The standard AWS chain gave no credentials to sign the invocation with.
     #[error("The gateway has no AWS credentials to invoke the Tool Service function")]
     NoCredentials,
+    /// The AWS credential chain did not answer in time (a credentials endpoint that accepts and
+    /// never answers): nothing was invoked (CONTRACT X10).
+    #[error(
+        "The gateway could not obtain AWS credentials within {timeout_ms} ms to invoke the Tool Service function"
+    )]
+    CredentialsTimeout {
+        /// The time allowed, in ms: the tool's effective timeout (CONTRACT X7), at most 5,000.
+        timeout_ms: u64,
+    },
+    /// A credential provider of the chain failed (a credentials endpoint refused the
+    /// connection or answered with an error): nothing was invoked (CONTRACT X10).
+    #[error(
+        "The gateway could not obtain AWS credentials to invoke the Tool Service function ({kind})"
+    )]
+    CredentialsFailed {
+        /// A short description that names no endpoint, account or secret.
+        kind: &'static str,
+    },
 }
 
 /// Executes Tool Service calls. Implementations must enforce `timeout` and

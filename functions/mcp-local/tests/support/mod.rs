@@ -36,8 +36,9 @@ impl LocalServer {
             .args(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        // The server sees only the MCP_ and AWS_ variables the test gives it.
         for (name, _) in std::env::vars() {
-            if name.starts_with("MCP_") {
+            if name.starts_with("MCP_") || name.starts_with("AWS_") {
                 command.env_remove(name);
             }
         }
