@@ -11,7 +11,7 @@ mod source;
 
 use std::path::Path;
 
-use source::{code_lines, code_text, first_segments, line_of, paths_after, rust_files};
+use source::{code_lines, code_text, first_segments, line_of, paths_after, sources};
 
 /// The I/O implementations and adapters, relative to `shared/src`: the only files that may
 /// name what [`FORBIDDEN_IN_CORE`] lists.
@@ -104,21 +104,13 @@ fn style2_no_core_module_names_an_io_implementation_or_the_environment() {
             "listed I/O file {io} no longer exists"
         );
     }
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
     let mut core = 0;
     let mut found = Vec::new();
-    for file in &files {
-        let relative = file
-            .strip_prefix(&src)
-            .expect("under src")
-            .to_string_lossy()
-            .replace('\\', "/");
+    for (relative, source) in sources(&src) {
         if IO_FILES.contains(&relative.as_str()) {
             continue;
         }
         core += 1;
-        let source = std::fs::read_to_string(file).expect("a source file is readable");
         found.extend(violations(&relative, &source));
     }
     assert!(core > 40, "only {core} core files were read");
@@ -226,16 +218,9 @@ fn policy_routing_protocol_and_config_reach_neither_the_registry_nor_a_layer_abo
             "{above} is not out of reach"
         );
     }
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
     let mut checked = 0;
     let mut found = Vec::new();
-    for file in &files {
-        let relative = file
-            .strip_prefix(&src)
-            .expect("under src")
-            .to_string_lossy()
-            .replace('\\', "/");
+    for (relative, source) in sources(&src) {
         let registry_free = REGISTRY_FREE.iter().any(|place| {
             if place.ends_with('/') {
                 relative.starts_with(place)
@@ -245,7 +230,6 @@ fn policy_routing_protocol_and_config_reach_neither_the_registry_nor_a_layer_abo
         });
         if registry_free {
             checked += 1;
-            let source = std::fs::read_to_string(file).expect("a source file is readable");
             found.extend(reaches_above(&relative, &source, &forbidden));
         }
     }

@@ -16,6 +16,24 @@ pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// Every `.rs` file under `src` with its path relative to `src` (`/`-separated) and its text.
+pub(crate) fn sources(src: &Path) -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    files
+        .iter()
+        .map(|file| {
+            let relative = file
+                .strip_prefix(src)
+                .expect("under src")
+                .to_string_lossy()
+                .replace('\\', "/");
+            let text = std::fs::read_to_string(file).expect("a source file is readable");
+            (relative, text)
+        })
+        .collect()
+}
+
 /// `source` without `//` comments (doc comments included), line by line.
 pub(crate) fn code_lines(source: &str) -> impl Iterator<Item = (usize, &str)> {
     source.lines().enumerate().map(|(i, line)| {
