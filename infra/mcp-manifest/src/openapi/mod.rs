@@ -10,30 +10,29 @@
 //! The jobs, one module each: [`document`] reads and parses SPEC and tells its version,
 //! [`refs`] resolves `$ref`s, [`servers`] gives an operation's server URL, [`schema`] translates
 //! Schema Objects to JSON Schema 2020-12, [`parameters`] and [`request_body`] map an operation's
-//! inputs to tool arguments, [`operation`] makes the tool, [`naming`] its name, and
-//! [`manifest`] writes, merges and checks the manifest.
+//! inputs to tool arguments, [`operation`] makes the tool, [`naming`] its name,
+//! [`manifest`] writes, merges and checks the manifest, [`output`] writes it to its file, and
+//! [`command`] runs the whole command.
 //!
 //! Exit codes: `0` a manifest was written, `1` the document cannot be imported (nothing is
 //! written), `2` SPEC (or the `--merge` manifest) cannot be read.
 
+mod command;
 mod document;
 mod manifest;
 mod naming;
 mod operation;
+mod output;
 mod parameters;
 mod refs;
 mod request_body;
 mod schema;
 mod servers;
 
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
-use std::process::ExitCode;
-
-use mcp_gateway::routing::is_route_key;
 use serde_json::{Map, Value};
 use url::Url;
 
+pub(crate) use command::{OpenapiArgs, run};
 use document::Dialect;
 use operation::{Context, Operation, Skip};
 
@@ -48,44 +47,6 @@ const PATH_ITEM_METHODS: [(&str, &str); 8] = [
     ("patch", "PATCH"),
     ("trace", "TRACE"),
 ];
-
-/// `mcp-manifest import openapi`'s arguments.
-#[derive(Debug, clap::Args)]
-pub(crate) struct OpenapiArgs {
-    /// The OpenAPI 3.0 or 3.1 document, JSON or YAML: a file or an https:// URL (http:// on
-    /// loopback).
-    pub(crate) spec: String,
-    /// The route the tools are for (the manifest's routeKey; CONTRACT P3).
-    #[arg(long)]
-    pub(crate) route: String,
-    /// Write the manifest to this file instead of standard output (through a symbolic link to
-    /// the file it names; anything but a regular file is refused).
-    #[arg(long)]
-    pub(crate) output: Option<PathBuf>,
-    /// The API's base URL: replaces the document's server URL, and resolves a relative or
-    /// missing one (which needs it). No query, fragment, user name or password.
-    #[arg(long)]
-    pub(crate) base_url: Option<String>,
-    /// Import only operations with this tag (repeatable).
-    #[arg(long = "tag")]
-    pub(crate) tags: Vec<String>,
-    /// Import only the operation with this operationId (repeatable).
-    #[arg(long = "operation")]
-    pub(crate) operations: Vec<String>,
-    /// Import only operations with this HTTP method (repeatable).
-    #[arg(long = "method")]
-    pub(crate) methods: Vec<String>,
-    /// Skip operations with security requirements instead of importing them with a warning.
-    #[arg(long)]
-    pub(crate) skip_secured: bool,
-    /// Merge this route's imported tools into this manifest (the active entries of the same name
-    /// replaced, inactive versions and the rest kept).
-    #[arg(long)]
-    pub(crate) merge: Option<PathBuf>,
-    /// Manifest size limit in bytes.
-    #[arg(long, default_value_t = 16 * 1024 * 1024)]
-    pub(crate) max_bytes: usize,
-}
 
 /// Which operations to import: each non-empty list must match.
 #[derive(Debug, Default)]
@@ -302,235 +263,6 @@ fn import_operation(
             }
         }
     }
-}
-
-/// Why the import wrote nothing.
-#[derive(Debug)]
-enum Failure {
-    /// The document cannot be imported (exit 1).
-    Refused(Vec<String>),
-    /// SPEC or the `--merge` manifest cannot be read (exit 2).
-    Unreadable(String),
-}
-
-fn refused(error: impl Into<String>) -> Failure {
-    Failure::Refused(vec![error.into()])
-}
-
-/// Runs `mcp-manifest import openapi`: the manifest to standard output or `--output`, the skip,
-/// warning and count lines to standard error.
-pub(crate) async fn run(args: &OpenapiArgs) -> ExitCode {
-    match import(args).await {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(Failure::Refused(errors)) => {
-            for error in errors {
-                eprintln!("error: {error}");
-            }
-            ExitCode::from(1)
-        }
-        Err(Failure::Unreadable(error)) => {
-            eprintln!("error: {error}");
-            ExitCode::from(2)
-        }
-    }
-}
-
-async fn import(args: &OpenapiArgs) -> Result<(), Failure> {
-    if !is_route_key(&args.route) {
-        return Err(refused(format!(
-            "--route '{}' is not a route key: 1-64 characters of [A-Za-z0-9._-]",
-            args.route
-        )));
-    }
-    let base_url = args.base_url.as_deref().map(base_url).transpose()?;
-    let output = args.output.as_deref().map(output_target).transpose()?;
-    let bytes = document::read(&args.spec)
-        .await
-        .map_err(Failure::Unreadable)?;
-    let spec = document::redacted(&args.spec);
-    let document = document::parse(&bytes).map_err(|e| refused(format!("{spec}: {e}")))?;
-    let dialect = document::dialect(&document).map_err(|e| refused(format!("{spec}: {e}")))?;
-    let options = Options {
-        base_url,
-        skip_secured: args.skip_secured,
-        filters: Filters {
-            tags: args.tags.clone(),
-            operations: args.operations.clone(),
-            methods: args.methods.clone(),
-        },
-        max_bytes: Some(args.max_bytes),
-    };
-    let outcome = import_document(&document, dialect, &options);
-    for line in &outcome.lines {
-        eprintln!("{line}");
-    }
-    if let Some(errors) = outcome.refusal(&options.filters) {
-        return Err(Failure::Refused(errors));
-    }
-    let count = outcome.tools.len();
-    let imported = manifest::single_route(
-        &args.route,
-        document.get("info").unwrap_or(&Value::Null),
-        outcome.tools,
-    );
-    let (manifest, merged) = match &args.merge {
-        Some(path) => {
-            let existing = read_manifest(path)?;
-            let (merged, counts) = manifest::merge(existing, &args.route, imported)
-                .map_err(|e| refused(format!("--merge {}: {e}", path.display())))?;
-            (merged, Some((path, counts)))
-        }
-        None => (imported, None),
-    };
-    let text =
-        manifest::checked_text(&manifest, &args.route, args.max_bytes).map_err(Failure::Refused)?;
-    write(output.as_ref(), &text)?;
-    eprintln!(
-        "wrote {count} tool{} for route '{}' (skipped {})",
-        if count == 1 { "" } else { "s" },
-        args.route,
-        outcome.skipped
-    );
-    if let Some((path, counts)) = merged {
-        let kept = match counts.inactive_kept {
-            0 => String::new(),
-            1 => ", 1 inactive version kept".into(),
-            n => format!(", {n} inactive versions kept"),
-        };
-        eprintln!(
-            "merged into {}: {} replaced, {} added{kept}",
-            path.display(),
-            counts.replaced,
-            counts.added
-        );
-    }
-    Ok(())
-}
-
-/// `--base-url`: an absolute http(s) URL without user info, query or fragment.
-fn base_url(text: &str) -> Result<Url, Failure> {
-    let parsed = Url::parse(text).ok();
-    if parsed
-        .as_ref()
-        .is_some_and(|url| !url.username().is_empty() || url.password().is_some())
-        || (parsed.is_none() && document::redacted(text) != text)
-    {
-        // The gateway refuses endpoints with user info: reqwest would send them as
-        // `Authorization: Basic`.
-        return Err(refused("--base-url must not carry a user name or password"));
-    }
-    let url = parsed
-        .filter(|url| matches!(url.scheme(), "http" | "https") && url.has_host())
-        .ok_or_else(|| {
-            refused(format!(
-                "--base-url '{text}' is not an absolute http(s) URL"
-            ))
-        })?;
-    if url.query().is_some() || url.fragment().is_some() {
-        return Err(refused(format!(
-            "--base-url '{text}' must not carry a query or fragment"
-        )));
-    }
-    Ok(url)
-}
-
-/// The `--merge` manifest (at most the largest document SPEC may be).
-fn read_manifest(path: &Path) -> Result<Value, Failure> {
-    let bytes = document::read_file(path, document::MAX_DOCUMENT_BYTES)
-        .map_err(|e| Failure::Unreadable(format!("cannot read --merge {}: {e}", path.display())))?;
-    serde_json::from_slice(&bytes)
-        .map_err(|e| refused(format!("--merge {}: not JSON: {e}", path.display())))
-}
-
-/// Where `--output` writes: the path given, or, for a symbolic link, the file it resolves to
-/// (so the link stays a link).
-#[derive(Debug)]
-struct Output {
-    /// `--output` as given, for messages.
-    given: PathBuf,
-    /// The file written.
-    target: PathBuf,
-}
-
-/// The most symbolic links followed from `--output`.
-const MAX_LINKS: usize = 40;
-
-/// `--output`'s target file: symbolic links followed; what exists there must be a regular file.
-fn output_target(path: &Path) -> Result<Output, Failure> {
-    let not_regular = || {
-        refused(format!(
-            "--output '{}' is not a regular file",
-            path.display()
-        ))
-    };
-    let mut target = path.to_path_buf();
-    for _ in 0..MAX_LINKS {
-        let metadata = match std::fs::symlink_metadata(&target) {
-            Ok(metadata) => metadata,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(Output {
-                    given: path.to_path_buf(),
-                    target,
-                });
-            }
-            Err(e) => return Err(refused(format!("cannot write {}: {e}", path.display()))),
-        };
-        if metadata.file_type().is_symlink() {
-            let link = std::fs::read_link(&target)
-                .map_err(|e| refused(format!("cannot write {}: {e}", path.display())))?;
-            target = match target.parent() {
-                Some(parent) if link.is_relative() => parent.join(link),
-                _ => link,
-            };
-        } else if metadata.is_file() {
-            return Ok(Output {
-                given: path.to_path_buf(),
-                target,
-            });
-        } else {
-            return Err(not_regular());
-        }
-    }
-    Err(refused(format!(
-        "cannot write {}: more than {MAX_LINKS} symbolic links",
-        path.display()
-    )))
-}
-
-/// Writes the manifest to `output` (through a new temporary file beside its target, renamed over
-/// it, so that `--merge X --output X` never leaves half a manifest) or to standard output.
-fn write(output: Option<&Output>, text: &str) -> Result<(), Failure> {
-    let Some(output) = output else {
-        return std::io::stdout()
-            .lock()
-            .write_all(text.as_bytes())
-            .map_err(|e| refused(format!("cannot write the manifest: {e}")));
-    };
-    let cannot =
-        |e: std::io::Error| refused(format!("cannot write {}: {e}", output.given.display()));
-    // Checked again: the target may have changed since the import began.
-    let target = &output_target(&output.given)?.target;
-    let mut temporary = target.as_os_str().to_owned();
-    temporary.push(format!(".tmp-{}", std::process::id()));
-    let temporary = PathBuf::from(temporary);
-    // A new file: never one (or a link) that was there before.
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&temporary)
-        .map_err(cannot)?;
-    let written = (|| {
-        if let Ok(metadata) = std::fs::metadata(target) {
-            file.set_permissions(metadata.permissions())?;
-        }
-        file.write_all(text.as_bytes())?;
-        file.sync_all()?;
-        std::fs::rename(&temporary, target)
-    })();
-    written.map_err(|e| {
-        let _ = std::fs::remove_file(&temporary);
-        cannot(e)
-    })
 }
 
 #[cfg(test)]
