@@ -336,6 +336,22 @@ fn m3_petstore_tools_field_by_field_and_the_yaml_twin_gives_the_same_manifest() 
                    "parameters": {"petId": "path"}})
         );
 
+        // The 200 response's Pet as the outputSchema, readOnly `id` kept (a response has it).
+        let output = &get["outputSchema"];
+        assert_eq!(output["type"], "object");
+        assert_eq!(output["required"], json!(["name", "photoUrls"]));
+        assert_eq!(output["properties"]["id"]["readOnly"], true);
+        assert_eq!(
+            output["properties"]["tags"]["items"]["properties"]["name"]["type"],
+            "string"
+        );
+        // An array response (findPetsByStatus) gives none.
+        assert!(
+            tool(&tools, "findPetsByStatus")
+                .get("outputSchema")
+                .is_none()
+        );
+
         let add = tool(&tools, "addPet");
         assert_eq!(add["_meta"]["method"], "POST");
         assert_eq!(
@@ -344,10 +360,13 @@ fn m3_petstore_tools_field_by_field_and_the_yaml_twin_gives_the_same_manifest() 
         );
         assert!(add.get("annotations").is_none());
         let properties = add["inputSchema"]["properties"].as_object().unwrap();
+        // Pet's `id` is readOnly: the server assigns it, a request does not send it.
         assert_eq!(
             properties.keys().collect::<Vec<_>>(),
-            ["id", "category", "name", "photoUrls", "tags", "status"]
+            ["category", "name", "photoUrls", "tags", "status"]
         );
+        // addPet answers 405 only: no success response, no outputSchema.
+        assert!(add.get("outputSchema").is_none());
         assert_eq!(add["inputSchema"]["required"], json!(["name", "photoUrls"]));
         // $refs resolved: Category and Tag inlined.
         assert_eq!(

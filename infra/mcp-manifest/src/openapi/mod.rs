@@ -26,6 +26,7 @@ mod output;
 mod parameters;
 mod refs;
 mod request_body;
+mod response;
 mod schema;
 mod servers;
 
@@ -108,8 +109,10 @@ pub(crate) struct Outcome {
     pub(crate) skipped: usize,
     /// Why a server URL needs `--base-url` (the document then cannot be imported).
     pub(crate) needs_base_url: Vec<String>,
-    /// A lower bound of the bytes the tools' schemas take as JSON.
+    /// A lower bound of the bytes the tools' input schemas take as JSON.
     pub(crate) schema_bytes: usize,
+    /// A lower bound of the bytes the tools' `outputSchema`s take as JSON.
+    pub(crate) output_bytes: usize,
     /// Why the import stopped early: the tools' schemas are over `--max-bytes`.
     pub(crate) too_large: Option<String>,
 }
@@ -143,6 +146,10 @@ impl Outcome {
 pub(crate) fn import_document(document: &Value, dialect: Dialect, options: &Options) -> Outcome {
     let version = manifest::info_version(document.get("info").unwrap_or(&Value::Null));
     let max_bytes = options.max_bytes.unwrap_or(schema::DEFAULT_MAX_BYTES);
+    // The work all operations may take, skipped ones' included (each at most MAX_NODES): a
+    // schema node takes about 8 bytes of the manifest or more, so more work could hardly give
+    // a manifest within --max-bytes. Their response schemas may take as much again.
+    let max_work = schema::MAX_WORK_NODES.max(max_bytes / 8);
     let context = Context {
         document,
         dialect,
@@ -151,11 +158,9 @@ pub(crate) fn import_document(document: &Value, dialect: Dialect, options: &Opti
         skip_secured: options.skip_secured,
         max_bytes,
         work: std::cell::Cell::new(0),
+        output_work: std::cell::Cell::new(0),
+        max_work,
     };
-    // The work all operations may take, skipped ones' included (each at most MAX_NODES): a
-    // schema node takes about 8 bytes of the manifest or more, so more work could hardly give
-    // a manifest within --max-bytes.
-    let max_work = schema::MAX_WORK_NODES.max(max_bytes / 8);
     let mut outcome = Outcome::default();
     let mut names = naming::ToolNames::default();
     let mut matched_ids: Vec<&str> = Vec::new();
@@ -244,13 +249,27 @@ fn import_operation(
             } else if name != base {
                 warnings.push(format!("tool name '{base}' is taken: named '{name}'"));
             }
+            let mut fields = mapped.tool;
+            outcome.schema_bytes = outcome.schema_bytes.saturating_add(mapped.schema_bytes);
+            let max_bytes = context.max_bytes;
+            if fields.contains_key("outputSchema") {
+                let bytes = outcome.output_bytes.saturating_add(mapped.output_bytes);
+                if outcome.schema_bytes.saturating_add(bytes) > max_bytes {
+                    // The outputSchema is optional: left out rather than refusing the import.
+                    fields.shift_remove("outputSchema");
+                    warnings.push(format!(
+                        "no outputSchema: with it, the tools' schemas would take more than {max_bytes} bytes (--max-bytes)"
+                    ));
+                } else {
+                    outcome.output_bytes = bytes;
+                }
+            }
             outcome
                 .lines
                 .extend(warnings.iter().map(|w| format!("warning: {label}: {w}")));
-            outcome.schema_bytes = outcome.schema_bytes.saturating_add(mapped.schema_bytes);
             let mut tool = Map::new();
             tool.insert("name".into(), Value::String(name));
-            tool.extend(mapped.tool);
+            tool.extend(fields);
             outcome.tools.push(Value::Object(tool));
         }
         Err(Skip::Reason(reason)) => {
@@ -265,5 +284,7 @@ fn import_operation(
     }
 }
 
+#[cfg(test)]
+mod response_tests;
 #[cfg(test)]
 mod tests;

@@ -1,6 +1,7 @@
-//! One OpenAPI operation as one REST-shaped MCP tool (CONTRACT M2): its `inputSchema` from the
-//! parameters and the JSON request body, its `_meta` (endpoint template, method, argument
-//! locations), its annotations; or the reason it is skipped.
+//! One OpenAPI operation as one REST-shaped MCP tool (CONTRACT M2, M3): its `inputSchema` from
+//! the parameters and the JSON request body, its `outputSchema` from the success response, its
+//! `_meta` (endpoint template, method, argument locations), its annotations; or the reason it is
+//! skipped.
 
 use std::cell::Cell;
 
@@ -11,6 +12,7 @@ use url::Url;
 use super::document::Dialect;
 use super::parameters::{self, Argument};
 use super::request_body::{self, Body};
+use super::response;
 use super::schema::SchemaTranslator;
 use super::servers::{self, ServerError};
 
@@ -34,6 +36,11 @@ pub(crate) struct Context<'a> {
     pub(crate) max_bytes: usize,
     /// The schema nodes translated so far, skipped operations' included (the import's work).
     pub(crate) work: Cell<usize>,
+    /// The response schema nodes translated so far, for `outputSchema`s.
+    pub(crate) output_work: Cell<usize>,
+    /// The most nodes the operations' schemas may take in all (and their response schemas
+    /// apart).
+    pub(crate) max_work: usize,
 }
 
 /// An operation of the document: where it is and what it says.
@@ -86,8 +93,10 @@ pub(crate) struct Mapped {
     pub(crate) tool: Map<String, Value>,
     /// Warnings for this operation (without its label).
     pub(crate) warnings: Vec<String>,
-    /// A lower bound of the bytes its schemas take as JSON.
+    /// A lower bound of the bytes its input schema takes as JSON.
     pub(crate) schema_bytes: usize,
+    /// A lower bound of the bytes its `outputSchema` takes as JSON (0 without one).
+    pub(crate) output_bytes: usize,
 }
 
 /// Maps one operation to a tool.
@@ -112,8 +121,9 @@ pub(crate) fn map(context: &Context<'_>, operation: &Operation<'_>) -> Result<Ma
         ServerError::Unusable(reason) => Skip::Reason(reason),
     })?;
     let mut warnings = Vec::new();
-    let mut translator =
-        SchemaTranslator::new(context.document, context.dialect).with_max_bytes(context.max_bytes);
+    let mut translator = SchemaTranslator::new(context.document, context.dialect)
+        .with_max_bytes(context.max_bytes)
+        .leaving_out("readOnly");
     let inputs = inputs(context, operation, &mut translator, &mut warnings);
     context
         .work
@@ -135,11 +145,15 @@ pub(crate) fn map(context: &Context<'_>, operation: &Operation<'_>) -> Result<Ma
             "secured by {schemes}: the gateway sends no credentials to Tool Services yet"
         ));
     }
-    let tool = tool_fields(context, operation, &server, input_schema, locations);
+    let output = response::output_schema(context, operation, &mut warnings);
+    let output_bytes = output.as_ref().map_or(0, |output| output.bytes);
+    let schemas = (input_schema, output.map(|output| output.schema));
+    let tool = tool_fields(context, operation, &server, schemas, locations);
     Ok(Mapped {
         tool,
         warnings,
         schema_bytes,
+        output_bytes,
     })
 }
 
@@ -301,12 +315,13 @@ fn security_schemes(document: &Value, operation: &Map<String, Value>) -> Option<
     )
 }
 
-/// The tool's fields but `name`: `title`, `description`, `inputSchema`, `annotations`, `_meta`.
+/// The tool's fields but `name`: `title`, `description`, `inputSchema`, `outputSchema`,
+/// `annotations`, `_meta`.
 fn tool_fields(
     context: &Context<'_>,
     operation: &Operation<'_>,
     server: &str,
-    input_schema: Value,
+    (input_schema, output_schema): (Value, Option<Value>),
     locations: Map<String, Value>,
 ) -> Map<String, Value> {
     let text = |field: &str| {
@@ -330,6 +345,9 @@ fn tool_fields(
     }
     tool.insert("description".into(), json!(description));
     tool.insert("inputSchema".into(), input_schema);
+    if let Some(output_schema) = output_schema {
+        tool.insert("outputSchema".into(), output_schema);
+    }
     if matches!(operation.method, "GET" | "HEAD") {
         tool.insert("annotations".into(), json!({"readOnlyHint": true}));
     }

@@ -1,5 +1,5 @@
 //! Schema translation: an OpenAPI Schema Object (3.0's dialect or 3.1's JSON Schema 2020-12) to
-//! the JSON Schema 2020-12 of a tool's `inputSchema` (CONTRACT R5).
+//! the JSON Schema 2020-12 of a tool's `inputSchema` or `outputSchema` (CONTRACT R5, M3).
 //!
 //! - `$ref`s are resolved: a non-recursive one is inlined, a recursive one becomes an entry of
 //!   the `inputSchema`'s root `$defs` referenced as `#/$defs/<Name>`;
@@ -8,6 +8,8 @@
 //!   `examples: [..]`;
 //! - OpenAPI-only keywords (`discriminator`, `xml`, `externalDocs`) and `x-` extensions are
 //!   dropped, as are the identifiers that would move a reference's base (`$id`, `$anchor`...);
+//! - a request's `readOnly` properties, or a response's `writeOnly` ones, are left out of their
+//!   object's `properties` and `required` ([`SchemaTranslator::leaving_out`]);
 //! - a `pattern` the gateway's regex engine cannot compile is dropped with a warning, as are
 //!   `type` names JSON Schema does not know and `required` entries that are no property names;
 //! - the work is bounded: a `$ref` used many times is inlined at each use, so a chain of schemas
@@ -23,6 +25,7 @@ use super::document::Dialect;
 use super::refs::{self, RefError};
 
 mod keywords;
+mod left_out;
 mod reference;
 use keywords::{child, def_ref, exclusive_bounds, json_size, nullable};
 
@@ -149,6 +152,9 @@ pub(crate) struct SchemaTranslator<'a> {
     /// A lower bound of the bytes the produced schemas take as JSON.
     bytes: usize,
     max_bytes: usize,
+    /// `readOnly` (a request's schemas) or `writeOnly` (a response's): the properties marked
+    /// with it are left out ([`Self::leaving_out`]).
+    left_out: Option<&'static str>,
 }
 
 impl<'a> SchemaTranslator<'a> {
@@ -166,6 +172,7 @@ impl<'a> SchemaTranslator<'a> {
             nodes: 0,
             bytes: 0,
             max_bytes: DEFAULT_MAX_BYTES,
+            left_out: None,
         }
     }
 
@@ -272,6 +279,7 @@ impl<'a> SchemaTranslator<'a> {
                 out.insert(key, translated);
             }
         }
+        self.unrequire_left_out(object, &mut out);
         exclusive_bounds(object, &mut out);
         if let Some(example) = object.get("example")
             && !out.contains_key("examples")
@@ -301,6 +309,9 @@ impl<'a> SchemaTranslator<'a> {
             let mut schemas = Map::new();
             for (name, schema) in map {
                 if key == "patternProperties" && !self.pattern_compiles(name, at) {
+                    continue;
+                }
+                if key == "properties" && self.is_left_out(schema) {
                     continue;
                 }
                 let inner = if key == "properties" {
