@@ -927,3 +927,50 @@ fn m3_output_writes_through_a_symlink_and_never_over_a_non_regular_file() {
     assert_eq!(directory.code, Some(1), "{}", directory.stderr);
     assert!(directory.stderr.ends_with("is not a regular file\n"));
 }
+
+#[test]
+fn m3_m5_credential_binds_a_scheme_and_a_bad_one_exits_2() {
+    let petstore = doc("3.0/json/petstore.json");
+    let key = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:petstore-key-AbCdEf";
+    let bound = run(&import_args(
+        &petstore,
+        &["--credential", &format!("api_key={key}")],
+    ));
+    assert_eq!(bound.code, Some(0), "{}", bound.stderr);
+    let tools = tools_of(&bound.stdout);
+    assert_eq!(
+        tool(&tools, "getPetById")["_meta"]["auth"],
+        json!({"type": "apiKey", "in": "header", "name": "api_key", "secret": key})
+    );
+    assert!(tool(&tools, "addPet")["_meta"].get("auth").is_none());
+    assert!(
+        !bound.stderr.contains("(getPetById): secured by"),
+        "{}",
+        bound.stderr
+    );
+    assert!(
+        bound
+            .stderr
+            .contains("(addPet): secured by 'petstore_auth'")
+    );
+
+    for (credential, message) in [
+        (
+            "api_key=hunter2",
+            "error: --credential api_key: REF must be arn:<partition>:secretsmanager:<region>:<account>:secret:<name>[#<jsonKey>], arn:<partition>:ssm:<region>:<account>:parameter/<name> or env:<NAME> (the REF given is not shown: it may be a secret itself)\n",
+        ),
+        (
+            "nope=env:KEY",
+            "error: --credential nope: the document has no security scheme 'nope' (components.securitySchemes: petstore_auth, api_key)\n",
+        ),
+        (
+            "petstore_auth=env:KEY",
+            "error: --credential petstore_auth: security scheme 'petstore_auth' is oauth2 without a clientCredentials flow (implicit): the gateway gets tokens with client credentials only\n",
+        ),
+    ] {
+        let refused = run(&import_args(&petstore, &["--credential", credential]));
+        assert_eq!(refused.code, Some(2), "{credential}: {}", refused.stderr);
+        assert_eq!(refused.stderr, message, "{credential}");
+        assert!(refused.stdout.is_empty());
+    }
+}

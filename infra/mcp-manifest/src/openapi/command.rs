@@ -8,7 +8,7 @@ use mcp_gateway::routing::is_route_key;
 use serde_json::Value;
 use url::Url;
 
-use super::{Filters, Options, document, import_document, manifest, output};
+use super::{Filters, Options, credentials, document, import_document, manifest, output};
 
 /// `mcp-manifest import openapi`'s arguments.
 #[derive(Debug, clap::Args)]
@@ -36,9 +36,16 @@ pub(crate) struct OpenapiArgs {
     /// Import only operations with this HTTP method (repeatable).
     #[arg(long = "method")]
     pub(crate) methods: Vec<String>,
-    /// Skip operations with security requirements instead of importing them with a warning.
+    /// Skip operations with security requirements that no --credential meets instead of
+    /// importing them with a warning.
     #[arg(long)]
     pub(crate) skip_secured: bool,
+    /// Bind the security scheme SCHEME (its name in components.securitySchemes) to the secret
+    /// REF: arn:<partition>:secretsmanager:<region>:<account>:secret:<name>[#<jsonKey>],
+    /// arn:<partition>:ssm:<region>:<account>:parameter/<name> or env:<NAME> (repeatable). The
+    /// operations it secures get it as _meta.auth.
+    #[arg(long = "credential", value_name = "SCHEME=REF")]
+    pub(crate) credentials: Vec<String>,
     /// Merge this route's imported tools into this manifest (the active entries of the same name
     /// replaced, inactive versions and the rest kept).
     #[arg(long)]
@@ -55,6 +62,9 @@ pub(super) enum Failure {
     Refused(Vec<String>),
     /// SPEC or the `--merge` manifest cannot be read (exit 2).
     Unreadable(String),
+    /// A `--credential` is malformed, names no security scheme of the document, or one the
+    /// gateway cannot send credentials for (exit 2).
+    Usage(String),
 }
 
 pub(super) fn refused(error: impl Into<String>) -> Failure {
@@ -72,7 +82,7 @@ pub(crate) async fn run(args: &OpenapiArgs) -> ExitCode {
             }
             ExitCode::from(1)
         }
-        Err(Failure::Unreadable(error)) => {
+        Err(Failure::Unreadable(error) | Failure::Usage(error)) => {
             eprintln!("error: {error}");
             ExitCode::from(2)
         }
@@ -92,15 +102,18 @@ async fn import(args: &OpenapiArgs) -> Result<(), Failure> {
         .as_deref()
         .map(output::output_target)
         .transpose()?;
+    let credentials = credentials::parse(&args.credentials).map_err(Failure::Usage)?;
     let bytes = document::read(&args.spec)
         .await
         .map_err(Failure::Unreadable)?;
     let spec = document::redacted(&args.spec);
     let document = document::parse(&bytes).map_err(|e| refused(format!("{spec}: {e}")))?;
     let dialect = document::dialect(&document).map_err(|e| refused(format!("{spec}: {e}")))?;
+    let bindings = credentials::bind(&document, &credentials).map_err(Failure::Usage)?;
     let options = Options {
         base_url,
         skip_secured: args.skip_secured,
+        bindings,
         filters: Filters {
             tags: args.tags.clone(),
             operations: args.operations.clone(),

@@ -10,14 +10,17 @@
 //! The jobs, one module each: [`document`] reads and parses SPEC and tells its version,
 //! [`refs`] resolves `$ref`s, [`servers`] gives an operation's server URL, [`schema`] translates
 //! Schema Objects to JSON Schema 2020-12, [`parameters`] and [`request_body`] map an operation's
-//! inputs to tool arguments, [`operation`] makes the tool, [`naming`] its name,
-//! [`manifest`] writes, merges and checks the manifest, [`output`] writes it to its file, and
-//! [`command`] runs the whole command.
+//! inputs to tool arguments and [`response`] its success response to the `outputSchema`,
+//! [`credentials`] reads `--credential`s and [`security`] meets an operation's security
+//! requirement with them, [`operation`] makes the tool, [`naming`] its name, [`manifest`]
+//! writes, merges and checks the manifest, [`output`] writes it to its file, and [`command`]
+//! runs the whole command.
 //!
 //! Exit codes: `0` a manifest was written, `1` the document cannot be imported (nothing is
-//! written), `2` SPEC (or the `--merge` manifest) cannot be read.
+//! written), `2` SPEC (or the `--merge` manifest) cannot be read, or a `--credential` is wrong.
 
 mod command;
+mod credentials;
 mod document;
 mod manifest;
 mod naming;
@@ -28,6 +31,7 @@ mod refs;
 mod request_body;
 mod response;
 mod schema;
+mod security;
 mod servers;
 
 use serde_json::{Map, Value};
@@ -91,6 +95,8 @@ pub(crate) struct Options {
     pub(crate) base_url: Option<Url>,
     /// `--skip-secured`.
     pub(crate) skip_secured: bool,
+    /// `--credential`: the security schemes bound.
+    pub(crate) bindings: credentials::Bindings,
     /// `--tag`, `--operation`, `--method`.
     pub(crate) filters: Filters,
     /// `--max-bytes` (default 16 MiB): the tools' schemas may not take more, nor one
@@ -156,6 +162,7 @@ pub(crate) fn import_document(document: &Value, dialect: Dialect, options: &Opti
         version: &version,
         base_url: options.base_url.as_ref(),
         skip_secured: options.skip_secured,
+        bindings: &options.bindings,
         max_bytes,
         work: std::cell::Cell::new(0),
         output_work: std::cell::Cell::new(0),
@@ -208,6 +215,11 @@ pub(crate) fn import_document(document: &Value, dialect: Dialect, options: &Opti
                 break 'paths;
             }
         }
+    }
+    for scheme in options.bindings.unused() {
+        outcome.lines.push(format!(
+            "warning: --credential {scheme}: no imported operation's security requirement is met by security scheme '{scheme}' alone"
+        ));
     }
     for id in &options.filters.operations {
         if !matched_ids.contains(&id.as_str()) {
@@ -284,6 +296,8 @@ fn import_operation(
     }
 }
 
+#[cfg(test)]
+mod credential_tests;
 #[cfg(test)]
 mod response_tests;
 #[cfg(test)]

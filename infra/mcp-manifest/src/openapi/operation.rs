@@ -1,7 +1,7 @@
 //! One OpenAPI operation as one REST-shaped MCP tool (CONTRACT M2, M3): its `inputSchema` from
 //! the parameters and the JSON request body, its `outputSchema` from the success response, its
-//! `_meta` (endpoint template, method, argument locations), its annotations; or the reason it is
-//! skipped.
+//! `_meta` (endpoint template, method, argument locations, the credential of its security
+//! requirement), its annotations; or the reason it is skipped.
 
 use std::cell::Cell;
 
@@ -9,11 +9,13 @@ use mcp_gateway::registry::LazyValidator;
 use serde_json::{Map, Value, json};
 use url::Url;
 
+use super::credentials::Bindings;
 use super::document::Dialect;
 use super::parameters::{self, Argument};
 use super::request_body::{self, Body};
 use super::response;
 use super::schema::SchemaTranslator;
+use super::security::{self, Security};
 use super::servers::{self, ServerError};
 
 /// The methods the gateway calls (CONTRACT M2).
@@ -32,6 +34,8 @@ pub(crate) struct Context<'a> {
     pub(crate) base_url: Option<&'a Url>,
     /// `--skip-secured`.
     pub(crate) skip_secured: bool,
+    /// The security schemes bound with `--credential`.
+    pub(crate) bindings: &'a Bindings,
     /// `--max-bytes`: also the byte budget of one operation's schemas.
     pub(crate) max_bytes: usize,
     /// The schema nodes translated so far, skipped operations' included (the import's work).
@@ -135,20 +139,33 @@ pub(crate) fn map(context: &Context<'_>, operation: &Operation<'_>) -> Result<Ma
     let (input_schema, locations) = input_schema(arguments, body, defs);
     LazyValidator::check(&input_schema)
         .map_err(|e| format!("its input schema does not compile: {e}"))?;
-    if let Some(schemes) = security_schemes(context.document, operation.object) {
+    let security = security::requirement(context.document, context.bindings, operation.object);
+    if let Security::Unbound {
+        schemes,
+        partly_bound,
+    } = &security
+    {
         if context.skip_secured {
             return Err(Skip::Reason(format!(
                 "secured by {schemes} (--skip-secured)"
             )));
         }
-        warnings.push(format!(
-            "secured by {schemes}: the gateway sends no credentials to Tool Services yet"
-        ));
+        warnings.push(if *partly_bound {
+            format!(
+                "secured by {schemes}: no alternative of its security requirement is one scheme bound with --credential, so the gateway sends it no credentials"
+            )
+        } else {
+            format!("secured by {schemes}: the gateway sends no credentials to Tool Services yet")
+        });
     }
     let output = response::output_schema(context, operation, &mut warnings);
     let output_bytes = output.as_ref().map_or(0, |output| output.bytes);
     let schemas = (input_schema, output.map(|output| output.schema));
-    let tool = tool_fields(context, operation, &server, schemas, locations);
+    let mut tool = tool_fields(context, operation, &server, schemas, locations);
+    // The credential, a step of its own (CONTRACT M5).
+    if let Security::Bound { scheme, auth } = security {
+        security::attach(&mut tool, &scheme, auth, &mut warnings);
+    }
     Ok(Mapped {
         tool,
         warnings,
@@ -288,33 +305,6 @@ fn input_schema(
     (Value::Object(schema), locations)
 }
 
-/// The security schemes an operation requires (its own `security`, else the document's), or
-/// `None` when it requires none (no requirement, or an empty one among the alternatives).
-fn security_schemes(document: &Value, operation: &Map<String, Value>) -> Option<String> {
-    let requirements = operation
-        .get("security")
-        .or_else(|| document.get("security"))
-        .and_then(Value::as_array)?;
-    let alternatives: Vec<&Map<String, Value>> =
-        requirements.iter().filter_map(Value::as_object).collect();
-    if alternatives.is_empty() || alternatives.iter().any(|r| r.is_empty()) {
-        return None;
-    }
-    let mut names: Vec<&str> = Vec::new();
-    for name in alternatives.iter().flat_map(|r| r.keys()) {
-        if !names.contains(&name.as_str()) {
-            names.push(name);
-        }
-    }
-    Some(
-        names
-            .iter()
-            .map(|n| format!("'{n}'"))
-            .collect::<Vec<_>>()
-            .join(", "),
-    )
-}
-
 /// The tool's fields but `name`: `title`, `description`, `inputSchema`, `outputSchema`,
 /// `annotations`, `_meta`.
 fn tool_fields(
@@ -374,19 +364,5 @@ mod tests {
         assert!(placeholders("/a/{x").is_err());
         assert!(placeholders("/a/x}").is_err());
         assert!(placeholders("/a/{}").is_err());
-    }
-
-    #[test]
-    fn security_is_the_operations_else_the_documents_and_an_empty_list_is_none() {
-        let document = json!({"security": [{"api_key": []}]});
-        let own = json!({"security": [{"oauth": ["read"]}, {"api_key": []}]});
-        let none = json!({"security": []});
-        let optional = json!({"security": [{}, {"api_key": []}]});
-        let schemes =
-            |operation: &Value| security_schemes(&document, operation.as_object().unwrap());
-        assert_eq!(schemes(&own).as_deref(), Some("'oauth', 'api_key'"));
-        assert_eq!(schemes(&json!({})).as_deref(), Some("'api_key'"));
-        assert_eq!(schemes(&none), None);
-        assert_eq!(schemes(&optional), None);
     }
 }
