@@ -9,10 +9,10 @@
 //! P3, or a folder that exists).
 //!
 //! `mcp-manifest import openapi SPEC --route KEY [--output FILE] [--base-url URL] [--tag TAG]
-//! [--operation ID] [--method METHOD] [--skip-secured] [--merge FILE] [--max-bytes N]`: a
-//! manifest of REST-shaped tools from an OpenAPI 3.0 or 3.1 document (CONTRACT M2, M3; see
-//! [`openapi`]). Exit codes: `0` written, `1` the document cannot be imported, `2` it cannot be
-//! read.
+//! [--operation ID] [--method METHOD] [--skip-secured] [--credential SCHEME=REF] [--merge FILE]
+//! [--max-bytes N]`: a manifest of REST-shaped tools from an OpenAPI 3.0 or 3.1 document
+//! (CONTRACT M2, M3; see [`openapi`]). Exit codes: `0` written, `1` the document cannot be
+//! imported, `2` it cannot be read or a `--credential` is wrong.
 
 use std::process::ExitCode;
 use std::time::Duration;

@@ -336,6 +336,22 @@ fn m3_petstore_tools_field_by_field_and_the_yaml_twin_gives_the_same_manifest() 
                    "parameters": {"petId": "path"}})
         );
 
+        // The 200 response's Pet as the outputSchema, readOnly `id` kept (a response has it).
+        let output = &get["outputSchema"];
+        assert_eq!(output["type"], "object");
+        assert_eq!(output["required"], json!(["name", "photoUrls"]));
+        assert_eq!(output["properties"]["id"]["readOnly"], true);
+        assert_eq!(
+            output["properties"]["tags"]["items"]["properties"]["name"]["type"],
+            "string"
+        );
+        // An array response (findPetsByStatus) gives none.
+        assert!(
+            tool(&tools, "findPetsByStatus")
+                .get("outputSchema")
+                .is_none()
+        );
+
         let add = tool(&tools, "addPet");
         assert_eq!(add["_meta"]["method"], "POST");
         assert_eq!(
@@ -344,10 +360,13 @@ fn m3_petstore_tools_field_by_field_and_the_yaml_twin_gives_the_same_manifest() 
         );
         assert!(add.get("annotations").is_none());
         let properties = add["inputSchema"]["properties"].as_object().unwrap();
+        // Pet's `id` is readOnly: the server assigns it, a request does not send it.
         assert_eq!(
             properties.keys().collect::<Vec<_>>(),
-            ["id", "category", "name", "photoUrls", "tags", "status"]
+            ["category", "name", "photoUrls", "tags", "status"]
         );
+        // addPet answers 405 only: no success response, no outputSchema.
+        assert!(add.get("outputSchema").is_none());
         assert_eq!(add["inputSchema"]["required"], json!(["name", "photoUrls"]));
         // $refs resolved: Category and Tag inlined.
         assert_eq!(
@@ -907,4 +926,51 @@ fn m3_output_writes_through_a_symlink_and_never_over_a_non_regular_file() {
     let directory = run(&import_args(&spec, &["--output", &dir.to_string_lossy()]));
     assert_eq!(directory.code, Some(1), "{}", directory.stderr);
     assert!(directory.stderr.ends_with("is not a regular file\n"));
+}
+
+#[test]
+fn m3_m5_credential_binds_a_scheme_and_a_bad_one_exits_2() {
+    let petstore = doc("3.0/json/petstore.json");
+    let key = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:petstore-key-AbCdEf";
+    let bound = run(&import_args(
+        &petstore,
+        &["--credential", &format!("api_key={key}")],
+    ));
+    assert_eq!(bound.code, Some(0), "{}", bound.stderr);
+    let tools = tools_of(&bound.stdout);
+    assert_eq!(
+        tool(&tools, "getPetById")["_meta"]["auth"],
+        json!({"type": "apiKey", "in": "header", "name": "api_key", "secret": key})
+    );
+    assert!(tool(&tools, "addPet")["_meta"].get("auth").is_none());
+    assert!(
+        !bound.stderr.contains("(getPetById): secured by"),
+        "{}",
+        bound.stderr
+    );
+    assert!(
+        bound
+            .stderr
+            .contains("(addPet): secured by 'petstore_auth'")
+    );
+
+    for (credential, message) in [
+        (
+            "api_key=hunter2",
+            "error: --credential api_key: REF must be arn:<partition>:secretsmanager:<region>:<account>:secret:<name>[#<jsonKey>], arn:<partition>:ssm:<region>:<account>:parameter/<name> or env:<NAME> (the REF given is not shown: it may be a secret itself)\n",
+        ),
+        (
+            "nope=env:KEY",
+            "error: --credential nope: the document has no security scheme 'nope' (components.securitySchemes: petstore_auth, api_key)\n",
+        ),
+        (
+            "petstore_auth=env:KEY",
+            "error: --credential petstore_auth: security scheme 'petstore_auth' is oauth2 without a clientCredentials flow (implicit): the gateway gets tokens with client credentials only\n",
+        ),
+    ] {
+        let refused = run(&import_args(&petstore, &["--credential", credential]));
+        assert_eq!(refused.code, Some(2), "{credential}: {}", refused.stderr);
+        assert_eq!(refused.stderr, message, "{credential}");
+        assert!(refused.stdout.is_empty());
+    }
 }

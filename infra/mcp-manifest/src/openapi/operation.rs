@@ -1,6 +1,7 @@
-//! One OpenAPI operation as one REST-shaped MCP tool (CONTRACT M2): its `inputSchema` from the
-//! parameters and the JSON request body, its `_meta` (endpoint template, method, argument
-//! locations), its annotations; or the reason it is skipped.
+//! One OpenAPI operation as one REST-shaped MCP tool (CONTRACT M2, M3): its `inputSchema` from
+//! the parameters and the JSON request body, its `outputSchema` from the success response, its
+//! `_meta` (endpoint template, method, argument locations, the credential of its security
+//! requirement), its annotations; or the reason it is skipped.
 
 use std::cell::Cell;
 
@@ -8,10 +9,13 @@ use mcp_gateway::registry::LazyValidator;
 use serde_json::{Map, Value, json};
 use url::Url;
 
+use super::credentials::Bindings;
 use super::document::Dialect;
 use super::parameters::{self, Argument};
 use super::request_body::{self, Body};
+use super::response;
 use super::schema::SchemaTranslator;
+use super::security::{self, Security};
 use super::servers::{self, ServerError};
 
 /// The methods the gateway calls (CONTRACT M2).
@@ -30,10 +34,17 @@ pub(crate) struct Context<'a> {
     pub(crate) base_url: Option<&'a Url>,
     /// `--skip-secured`.
     pub(crate) skip_secured: bool,
+    /// The security schemes bound with `--credential`.
+    pub(crate) bindings: &'a Bindings,
     /// `--max-bytes`: also the byte budget of one operation's schemas.
     pub(crate) max_bytes: usize,
     /// The schema nodes translated so far, skipped operations' included (the import's work).
     pub(crate) work: Cell<usize>,
+    /// The response schema nodes translated so far, for `outputSchema`s.
+    pub(crate) output_work: Cell<usize>,
+    /// The most nodes the operations' schemas may take in all (and their response schemas
+    /// apart).
+    pub(crate) max_work: usize,
 }
 
 /// An operation of the document: where it is and what it says.
@@ -86,8 +97,10 @@ pub(crate) struct Mapped {
     pub(crate) tool: Map<String, Value>,
     /// Warnings for this operation (without its label).
     pub(crate) warnings: Vec<String>,
-    /// A lower bound of the bytes its schemas take as JSON.
+    /// A lower bound of the bytes its input schema takes as JSON.
     pub(crate) schema_bytes: usize,
+    /// A lower bound of the bytes its `outputSchema` takes as JSON (0 without one).
+    pub(crate) output_bytes: usize,
 }
 
 /// Maps one operation to a tool.
@@ -112,8 +125,9 @@ pub(crate) fn map(context: &Context<'_>, operation: &Operation<'_>) -> Result<Ma
         ServerError::Unusable(reason) => Skip::Reason(reason),
     })?;
     let mut warnings = Vec::new();
-    let mut translator =
-        SchemaTranslator::new(context.document, context.dialect).with_max_bytes(context.max_bytes);
+    let mut translator = SchemaTranslator::new(context.document, context.dialect)
+        .with_max_bytes(context.max_bytes)
+        .leaving_out("readOnly");
     let inputs = inputs(context, operation, &mut translator, &mut warnings);
     context
         .work
@@ -125,21 +139,38 @@ pub(crate) fn map(context: &Context<'_>, operation: &Operation<'_>) -> Result<Ma
     let (input_schema, locations) = input_schema(arguments, body, defs);
     LazyValidator::check(&input_schema)
         .map_err(|e| format!("its input schema does not compile: {e}"))?;
-    if let Some(schemes) = security_schemes(context.document, operation.object) {
+    let security = security::requirement(context.document, context.bindings, operation.object);
+    if let Security::Unbound {
+        schemes,
+        partly_bound,
+    } = &security
+    {
         if context.skip_secured {
             return Err(Skip::Reason(format!(
                 "secured by {schemes} (--skip-secured)"
             )));
         }
-        warnings.push(format!(
-            "secured by {schemes}: the gateway sends no credentials to Tool Services yet"
-        ));
+        warnings.push(if *partly_bound {
+            format!(
+                "secured by {schemes}: no alternative of its security requirement is one scheme bound with --credential, so the gateway sends it no credentials"
+            )
+        } else {
+            format!("secured by {schemes}: the gateway sends no credentials to Tool Services yet")
+        });
     }
-    let tool = tool_fields(context, operation, &server, input_schema, locations);
+    let output = response::output_schema(context, operation, &mut warnings);
+    let output_bytes = output.as_ref().map_or(0, |output| output.bytes);
+    let schemas = (input_schema, output.map(|output| output.schema));
+    let mut tool = tool_fields(context, operation, &server, schemas, locations);
+    // The credential, a step of its own (CONTRACT M5).
+    if let Security::Bound { scheme, auth } = security {
+        security::attach(&mut tool, &scheme, auth, &mut warnings);
+    }
     Ok(Mapped {
         tool,
         warnings,
         schema_bytes,
+        output_bytes,
     })
 }
 
@@ -274,39 +305,13 @@ fn input_schema(
     (Value::Object(schema), locations)
 }
 
-/// The security schemes an operation requires (its own `security`, else the document's), or
-/// `None` when it requires none (no requirement, or an empty one among the alternatives).
-fn security_schemes(document: &Value, operation: &Map<String, Value>) -> Option<String> {
-    let requirements = operation
-        .get("security")
-        .or_else(|| document.get("security"))
-        .and_then(Value::as_array)?;
-    let alternatives: Vec<&Map<String, Value>> =
-        requirements.iter().filter_map(Value::as_object).collect();
-    if alternatives.is_empty() || alternatives.iter().any(|r| r.is_empty()) {
-        return None;
-    }
-    let mut names: Vec<&str> = Vec::new();
-    for name in alternatives.iter().flat_map(|r| r.keys()) {
-        if !names.contains(&name.as_str()) {
-            names.push(name);
-        }
-    }
-    Some(
-        names
-            .iter()
-            .map(|n| format!("'{n}'"))
-            .collect::<Vec<_>>()
-            .join(", "),
-    )
-}
-
-/// The tool's fields but `name`: `title`, `description`, `inputSchema`, `annotations`, `_meta`.
+/// The tool's fields but `name`: `title`, `description`, `inputSchema`, `outputSchema`,
+/// `annotations`, `_meta`.
 fn tool_fields(
     context: &Context<'_>,
     operation: &Operation<'_>,
     server: &str,
-    input_schema: Value,
+    (input_schema, output_schema): (Value, Option<Value>),
     locations: Map<String, Value>,
 ) -> Map<String, Value> {
     let text = |field: &str| {
@@ -330,6 +335,9 @@ fn tool_fields(
     }
     tool.insert("description".into(), json!(description));
     tool.insert("inputSchema".into(), input_schema);
+    if let Some(output_schema) = output_schema {
+        tool.insert("outputSchema".into(), output_schema);
+    }
     if matches!(operation.method, "GET" | "HEAD") {
         tool.insert("annotations".into(), json!({"readOnlyHint": true}));
     }
@@ -356,19 +364,5 @@ mod tests {
         assert!(placeholders("/a/{x").is_err());
         assert!(placeholders("/a/x}").is_err());
         assert!(placeholders("/a/{}").is_err());
-    }
-
-    #[test]
-    fn security_is_the_operations_else_the_documents_and_an_empty_list_is_none() {
-        let document = json!({"security": [{"api_key": []}]});
-        let own = json!({"security": [{"oauth": ["read"]}, {"api_key": []}]});
-        let none = json!({"security": []});
-        let optional = json!({"security": [{}, {"api_key": []}]});
-        let schemes =
-            |operation: &Value| security_schemes(&document, operation.as_object().unwrap());
-        assert_eq!(schemes(&own).as_deref(), Some("'oauth', 'api_key'"));
-        assert_eq!(schemes(&json!({})).as_deref(), Some("'api_key'"));
-        assert_eq!(schemes(&none), None);
-        assert_eq!(schemes(&optional), None);
     }
 }

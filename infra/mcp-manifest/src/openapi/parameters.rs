@@ -246,7 +246,7 @@ fn style_warning(
 }
 
 /// RFC 9110 `token`.
-fn is_token(name: &str) -> bool {
+pub(crate) fn is_token(name: &str) -> bool {
     !name.is_empty()
         && name
             .bytes()

@@ -21,6 +21,10 @@ pub(crate) enum Kind {
     RequestBody,
     /// A Path Item Object: under `#/components/pathItems/` (3.1) or another path's.
     PathItem,
+    /// A Response Object: under `#/components/responses/`.
+    Response,
+    /// A Security Scheme Object: under `#/components/securitySchemes/`.
+    SecurityScheme,
 }
 
 /// The `#/components/` sections that hold objects with a `schema` (or are schemas).
@@ -48,6 +52,8 @@ impl Kind {
             Self::Parameter => named("parameters"),
             Self::RequestBody => named("requestBodies"),
             Self::PathItem => named("pathItems") || (is(0, "paths") && segments.len() == 2),
+            Self::Response => named("responses"),
+            Self::SecurityScheme => named("securitySchemes"),
         }
     }
 
@@ -58,6 +64,8 @@ impl Kind {
             Self::Parameter => "parameters (#/components/parameters/)",
             Self::RequestBody => "request bodies (#/components/requestBodies/)",
             Self::PathItem => "path items (#/components/pathItems/, #/paths/)",
+            Self::Response => "responses (#/components/responses/)",
+            Self::SecurityScheme => "security schemes (#/components/securitySchemes/)",
         }
     }
 }
@@ -151,8 +159,8 @@ pub(crate) fn resolve<'a>(
         .ok_or_else(|| RefError::Unresolved(reference.to_string()))
 }
 
-/// `value` itself, or what its `$ref` chain ends at (a parameter, request body or path item
-/// given as a reference).
+/// `value` itself, or what its `$ref` chain ends at (a parameter, request body, path item,
+/// response or security scheme given as a reference).
 ///
 /// # Errors
 /// As [`resolve`]; [`RefError::Cycle`] for a chain that loops, [`RefError::TooLong`] for a
@@ -281,6 +289,14 @@ mod tests {
         assert!(resolve(&document, "#/components/requestBodies/B", Kind::RequestBody).is_ok());
         assert!(resolve(&document, "#/components/pathItems/I", Kind::PathItem).is_ok());
         assert!(resolve(&document, "#/paths/~1a", Kind::PathItem).is_ok());
+        let scheme = "#/components/securitySchemes/key";
+        assert!(resolve(&document, scheme, Kind::SecurityScheme).is_ok());
+        assert_eq!(
+            resolve(&document, "#/components/schemas/S", Kind::Response)
+                .unwrap_err()
+                .to_string(),
+            "'#/components/schemas/S' points outside the document's responses (#/components/responses/)"
+        );
         assert_eq!(
             resolve(&document, "#/components/schemas/S", Kind::Parameter)
                 .unwrap_err()

@@ -128,7 +128,7 @@ pub(crate) fn body(
 
 /// The body's JSON media type: `application/json` first, else the first `*+json` (parameters
 /// such as `; charset=utf-8` ignored).
-fn json_media_type(content: &Map<String, Value>) -> Option<&Value> {
+pub(crate) fn json_media_type(content: &Map<String, Value>) -> Option<&Value> {
     let essence = |media_type: &str| {
         media_type
             .split(';')

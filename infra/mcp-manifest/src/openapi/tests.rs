@@ -4,7 +4,7 @@ use serde_json::{Value, json};
 
 use super::*;
 
-fn document(paths: &Value) -> Value {
+pub(super) fn document(paths: &Value) -> Value {
     json!({
         "openapi": "3.0.3",
         "info": {"title": "Pets", "version": "2.1.0"},
@@ -17,11 +17,11 @@ fn document(paths: &Value) -> Value {
     })
 }
 
-fn import(document: &Value, options: &Options) -> Outcome {
+pub(super) fn import(document: &Value, options: &Options) -> Outcome {
     import_document(document, Dialect::V3_0, options)
 }
 
-fn tool<'a>(outcome: &'a Outcome, name: &str) -> &'a Value {
+pub(super) fn tool<'a>(outcome: &'a Outcome, name: &str) -> &'a Value {
     outcome
         .tools
         .iter()
@@ -29,7 +29,7 @@ fn tool<'a>(outcome: &'a Outcome, name: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no tool {name} in {:?}", outcome.lines))
 }
 
-fn names(outcome: &Outcome) -> Vec<&str> {
+pub(super) fn names(outcome: &Outcome) -> Vec<&str> {
     outcome
         .tools
         .iter()
