@@ -1,9 +1,11 @@
 //! A tool's `_meta` (CONTRACT M, M2, M4, R5): its version, whether it is active, its endpoint
 //! (an http(s) URL or a Lambda function ARN), method, timeout, result format and, for a
-//! REST-shaped tool, its `parameters` ([`super::rest`]).
+//! REST-shaped tool, its `parameters` ([`super::rest`]), and its outbound credential
+//! (`auth`, [`super::auth`], CONTRACT M5).
 
 use serde_json::{Map, Value};
 
+use super::auth::{AuthInput, compile_auth};
 use super::problems::{Problems, join, string_field};
 use super::rest::{RestInput, check_no_placeholders, compile_rest};
 use crate::registry::{Endpoint, FunctionArn, ResultFormat};
@@ -25,6 +27,7 @@ pub(super) struct MetaParts {
     pub(super) timeout_ms: Option<u64>,
     pub(super) result_format: ResultFormat,
     pub(super) rest: Option<crate::registry::RestCall>,
+    pub(super) auth: Option<crate::registry::OutboundAuth>,
 }
 
 /// Compiles the `_meta` of the tool at `path` (CONTRACT M, M2, M4, R5); `input_schema` is the
@@ -146,6 +149,18 @@ pub(super) fn compile_meta(
         }
         _ => None,
     };
+    // CONTRACT M5: the outbound credential, checked against where the arguments go.
+    let auth = fields.auth.and_then(|auth| {
+        compile_auth(
+            &AuthInput {
+                auth,
+                meta_path: &meta_path,
+                is_lambda: matches!(endpoint, Some(Endpoint::Lambda(_))),
+                rest: rest.as_ref(),
+            },
+            problems,
+        )
+    });
     if problems.0.len() > before {
         return None;
     }
@@ -157,6 +172,7 @@ pub(super) fn compile_meta(
         timeout_ms,
         result_format,
         rest,
+        auth,
     })
 }
 
@@ -170,6 +186,7 @@ struct MetaFields<'a> {
     timeout_ms: Option<&'a Value>,
     result_format: Option<&'a Value>,
     parameters: Option<&'a Value>,
+    auth: Option<&'a Value>,
 }
 
 impl<'a> MetaFields<'a> {
@@ -184,6 +201,7 @@ impl<'a> MetaFields<'a> {
                 "timeoutMs" => &mut fields.timeout_ms,
                 "resultFormat" => &mut fields.result_format,
                 "parameters" => &mut fields.parameters,
+                "auth" => &mut fields.auth,
                 _ => continue,
             };
             *field = Some(value);

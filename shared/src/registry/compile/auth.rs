@@ -1,0 +1,300 @@
+//! A tool's `_meta.auth` (CONTRACT M5): the outbound credential's type, its fields and its
+//! secret reference, checked against where the tool's own arguments go (M2).
+
+use http::HeaderName;
+use serde_json::{Map, Value};
+
+use super::problems::{Problems, join};
+use super::rest::RESERVED_HEADERS;
+use super::token::is_token;
+use crate::registry::{ArgumentLocation, KeyPlacement, OutboundAuth, RestCall, SecretRef};
+
+/// The problem of a `secret` that is none of the three REF forms (CONTRACT M5).
+pub(super) const REF_PROBLEM: &str = "must be a Secrets Manager secret ARN (arn:aws:secretsmanager:<region>:<account>:secret:<name>[#<jsonKey>]), an SSM parameter ARN (arn:aws:ssm:<region>:<account>:parameter/<name>) or env:<NAME>";
+
+/// The problem of an unknown or missing `type`.
+const TYPE_PROBLEM: &str =
+    "must be one of \"apiKey\", \"basic\", \"oauth2ClientCredentials\", \"sigv4\"";
+
+/// The fields each type has, `type` included.
+fn fields_of(kind: &str) -> &'static [&'static str] {
+    match kind {
+        "apiKey" => &["type", "in", "name", "prefix", "secret"],
+        "basic" => &["type", "secret"],
+        "oauth2ClientCredentials" => &[
+            "type",
+            "tokenUrl",
+            "secret",
+            "scopes",
+            "audience",
+            "clientAuth",
+        ],
+        _ => &["type", "service", "region"],
+    }
+}
+
+/// What a tool compiles `_meta.auth` against.
+pub(super) struct AuthInput<'a> {
+    pub auth: &'a Value,
+    pub meta_path: &'a str,
+    pub is_lambda: bool,
+    pub rest: Option<&'a RestCall>,
+}
+
+/// Compiles `_meta.auth` (CONTRACT M5); `None` when a problem was found (added to `problems`).
+pub(super) fn compile_auth(input: &AuthInput<'_>, problems: &mut Problems) -> Option<OutboundAuth> {
+    let path = join(input.meta_path, "auth");
+    let before = problems.0.len();
+    if input.is_lambda {
+        problems.add(
+            &path,
+            "does not apply to a Lambda function tool (it is invoked with the gateway's role)",
+        );
+        return None;
+    }
+    let Value::Object(auth) = input.auth else {
+        problems.add(&path, "must be an object with a \"type\"");
+        return None;
+    };
+    let kind = match auth.get("type") {
+        Some(Value::String(kind)) if is_type(kind) => kind.as_str(),
+        _ => {
+            problems.add(&join(&path, "type"), TYPE_PROBLEM);
+            return None;
+        }
+    };
+    let allowed = fields_of(kind);
+    for field in auth.keys() {
+        if !allowed.contains(&field.as_str()) {
+            problems.add(
+                &join(&path, field),
+                format!("is not a field of a '{kind}' auth"),
+            );
+        }
+    }
+    let text = |field: &str, required: bool, problems: &mut Problems| -> Option<String> {
+        match auth.get(field) {
+            Some(Value::String(value)) => Some(value.clone()),
+            None if !required => None,
+            None => {
+                problems.add(&join(&path, field), "is required");
+                None
+            }
+            Some(_) => {
+                problems.add(&join(&path, field), "must be a string");
+                None
+            }
+        }
+    };
+    let secret = if kind == "sigv4" {
+        None
+    } else {
+        text("secret", true, problems).and_then(|reference| {
+            let parsed = SecretRef::parse(&reference);
+            if parsed.is_none() {
+                problems.add(&join(&path, "secret"), REF_PROBLEM);
+            }
+            parsed
+        })
+    };
+    let compiled = match kind {
+        "apiKey" => api_key(auth, &path, input.rest, secret, problems),
+        "basic" => basic(&path, secret, problems),
+        "oauth2ClientCredentials" => {
+            check_oauth2(auth, &path, problems);
+            not_yet(kind, &path, problems)
+        }
+        _ => {
+            check_sigv4(auth, &path, problems);
+            not_yet(kind, &path, problems)
+        }
+    };
+    if problems.0.len() > before {
+        return None;
+    }
+    compiled
+}
+
+fn is_type(kind: &str) -> bool {
+    matches!(
+        kind,
+        "apiKey" | "basic" | "oauth2ClientCredentials" | "sigv4"
+    )
+}
+
+/// CONTRACT M5: a type this version checks at load but cannot present yet.
+fn not_yet(kind: &str, path: &str, problems: &mut Problems) -> Option<OutboundAuth> {
+    problems.add(
+        &join(path, "type"),
+        format!("auth type '{kind}' is not supported yet"),
+    );
+    None
+}
+
+fn api_key(
+    auth: &Map<String, Value>,
+    path: &str,
+    rest: Option<&RestCall>,
+    secret: Option<SecretRef>,
+    problems: &mut Problems,
+) -> Option<OutboundAuth> {
+    let string = |field: &str, problems: &mut Problems| match auth.get(field) {
+        Some(Value::String(value)) => Some(value.as_str()),
+        None => {
+            if field != "prefix" {
+                problems.add(&join(path, field), "is required");
+            }
+            None
+        }
+        Some(_) => {
+            problems.add(&join(path, field), "must be a string");
+            None
+        }
+    };
+    let location = string("in", problems);
+    let name = string("name", problems);
+    let prefix = string("prefix", problems).unwrap_or_default();
+    if !prefix.bytes().all(|b| b == b' ' || b.is_ascii_graphic()) {
+        problems.add(
+            &join(path, "prefix"),
+            "must be printable ASCII characters (spaces allowed)",
+        );
+    }
+    let arguments = rest.map_or(&[][..], |rest| &rest.arguments[..]);
+    let name_path = join(path, "name");
+    let placement = match (location, name) {
+        (Some("header"), Some(name)) => {
+            let lower = name.to_ascii_lowercase();
+            if !is_token(name) {
+                problems.add(&name_path, "must be an HTTP header name");
+                None
+            } else if lower != "authorization" && RESERVED_HEADERS.contains(&lower.as_str()) {
+                problems.add(
+                    &name_path,
+                    format!("header name '{name}' is reserved by the gateway"),
+                );
+                None
+            } else {
+                for (argument, location) in arguments {
+                    if matches!(location, ArgumentLocation::Header(h) if h.as_str() == lower) {
+                        problems.add(
+                            &name_path,
+                            format!(
+                                "header '{name}' is also set by the header parameter '{argument}'"
+                            ),
+                        );
+                    }
+                }
+                HeaderName::from_bytes(lower.as_bytes())
+                    .ok()
+                    .map(KeyPlacement::Header)
+            }
+        }
+        (Some("query"), Some(name)) => {
+            if name.is_empty() {
+                problems.add(&name_path, "must not be empty");
+            }
+            for (argument, location) in arguments {
+                if *location == ArgumentLocation::Query && argument == name {
+                    problems.add(
+                        &name_path,
+                        format!(
+                            "query name '{name}' is also set by the query parameter '{argument}'"
+                        ),
+                    );
+                }
+            }
+            Some(KeyPlacement::Query(name.to_owned()))
+        }
+        (Some(_), _) => {
+            problems.add(&join(path, "in"), "must be \"header\" or \"query\"");
+            None
+        }
+        (None, _) => None,
+    };
+    Some(OutboundAuth::ApiKey {
+        placement: placement?,
+        prefix: prefix.to_owned(),
+        secret: secret?,
+    })
+}
+
+fn basic(path: &str, secret: Option<SecretRef>, problems: &mut Problems) -> Option<OutboundAuth> {
+    let secret = secret?;
+    if secret.json_key.is_some() {
+        problems.add(
+            &join(path, "secret"),
+            "must name the whole JSON secret (no #jsonKey): basic reads its \"username\" and \"password\"",
+        );
+        return None;
+    }
+    Some(OutboundAuth::Basic { secret })
+}
+
+/// `oauth2ClientCredentials`' own fields (CONTRACT M5).
+fn check_oauth2(auth: &Map<String, Value>, path: &str, problems: &mut Problems) {
+    match auth.get("tokenUrl") {
+        None => problems.add(&join(path, "tokenUrl"), "is required"),
+        Some(Value::String(url))
+            if url::Url::parse(url).is_ok_and(|u| {
+                matches!(u.scheme(), "http" | "https")
+                    && u.host_str().is_some_and(|h| !h.is_empty())
+                    && u.username().is_empty()
+                    && u.password().is_none()
+            }) => {}
+        Some(_) => problems.add(
+            &join(path, "tokenUrl"),
+            "must be an absolute http(s) URL without a user name or password",
+        ),
+    }
+    if let Some(scopes) = auth.get("scopes") {
+        let strings = scopes
+            .as_array()
+            .is_some_and(|items| items.iter().all(Value::is_string));
+        if !strings {
+            problems.add(&join(path, "scopes"), "must be an array of strings");
+        }
+    }
+    if auth.get("audience").is_some_and(|a| !a.is_string()) {
+        problems.add(&join(path, "audience"), "must be a string");
+    }
+    if let Some(client_auth) = auth.get("clientAuth")
+        && !matches!(client_auth.as_str(), Some("basic" | "body"))
+    {
+        problems.add(&join(path, "clientAuth"), "must be \"basic\" or \"body\"");
+    }
+}
+
+/// `sigv4`'s own fields (CONTRACT M5).
+fn check_sigv4(auth: &Map<String, Value>, path: &str, problems: &mut Problems) {
+    let service_ok = |s: &str| {
+        !s.is_empty()
+            && s.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    };
+    match auth.get("service") {
+        None => problems.add(&join(path, "service"), "is required"),
+        Some(Value::String(service)) if service_ok(service) => {}
+        Some(_) => problems.add(
+            &join(path, "service"),
+            "must be an AWS service name such as \"execute-api\"",
+        ),
+    }
+    if let Some(region) = auth.get("region") {
+        let ok = region.as_str().is_some_and(|r| {
+            let pieces: Vec<&str> = r.split('-').collect();
+            pieces.len() >= 3
+                && pieces.iter().all(|p| {
+                    !p.is_empty()
+                        && p.bytes()
+                            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+                })
+        });
+        if !ok {
+            problems.add(
+                &join(path, "region"),
+                "must be an AWS region such as \"eu-west-1\"",
+            );
+        }
+    }
+}
