@@ -88,7 +88,9 @@ impl Gateway<HttpInvoker> {
     /// # Errors
     /// [`GatewayError::Invoker`] when the HTTP client cannot be built.
     pub async fn from_registry(config: Config, registry: Registry) -> Result<Self, GatewayError> {
-        let invoker = HttpInvoker::from_config(&config)?;
+        // CONTRACT X12: `env:` secret references read the process environment.
+        let invoker = HttpInvoker::from_config(&config)?
+            .with_env_lookup(Arc::new(|name: &str| std::env::var(name).ok()));
         let auth = Authenticator::from_config(&config).await;
         let gateway = Self::with_registry(config, registry, invoker);
         Ok(match auth {

@@ -7,7 +7,8 @@ use std::time::Duration;
 use bytes::Bytes;
 use http::{HeaderName, HeaderValue, Method, StatusCode};
 
-use crate::registry::FunctionArn;
+use super::secret_store::{Fetched, SecretError};
+use crate::registry::{FunctionArn, SecretSource};
 
 /// Where one Tool Service call goes (CONTRACT X4, X10).
 #[derive(Debug, Clone)]
@@ -133,6 +134,12 @@ pub enum InvokeError {
     /// The standard AWS chain gave no credentials to sign the invocation with.
     #[error("The gateway has no AWS credentials to invoke the Tool Service function")]
     NoCredentials,
+    /// The tool's outbound credential could not be made; nothing was sent (CONTRACT X12).
+    #[error("{text}")]
+    Credential {
+        /// `Tool '<name>': the credential could not be read (<what failed>)`.
+        text: String,
+    },
 }
 
 /// Executes Tool Service calls. Implementations must enforce `timeout` and
@@ -146,4 +153,20 @@ pub trait ToolInvoker: Send + Sync + 'static {
         &self,
         request: ToolRequest,
     ) -> impl Future<Output = Result<ToolResponse, InvokeError>> + Send;
+
+    /// The secret of an outbound credential (CONTRACT X12): the instance's kept read unless it
+    /// is older than `MCP_SECRET_TTL_S` or is the `stale` read the Tool Service refused, else a
+    /// new read, one at a time per secret. The caller bounds it with its time limit. An invoker
+    /// that reads no secrets answers [`SecretError::Unsupported`].
+    ///
+    /// # Errors
+    /// [`SecretError`] for every read that gave no secret.
+    fn secret(
+        &self,
+        source: &SecretSource,
+        stale: Option<u64>,
+    ) -> impl Future<Output = Result<Fetched, SecretError>> + Send {
+        let _ = (source, stale);
+        std::future::ready(Err(SecretError::Unsupported))
+    }
 }

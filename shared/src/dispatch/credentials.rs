@@ -1,0 +1,217 @@
+//! Outbound credentials at call time (CONTRACT X12), sans I/O: the secret asked of the invoker
+//! within its own time limit, the credential made of it (`apiKey` in a header or the query,
+//! `basic`), and the request that carries it. What fails becomes the words of an `isError`
+//! result that names the tool and what failed, never the secret, its ARN, the account or the
+//! region.
+
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use http::HeaderValue;
+use percent_encoding::utf8_percent_encode;
+use serde_json::Value;
+
+use super::rest_request::COMPONENT;
+use crate::invoke::{
+    InvokeError, SecretError, SecretText, ToolInvoker, ToolRequest, ToolResponse, ToolTarget,
+};
+use crate::registry::{KeyPlacement, OutboundAuth};
+
+/// Longest a secret read may take, within the tool's own time limit (CONTRACT X7, X12).
+pub(super) const MAX_SECRET_READ: Duration = Duration::from_secs(5);
+
+/// A credential made for one call, and the read of the secret it came from.
+pub(super) struct Credential {
+    placement: Placement,
+    /// The read it came from: the `stale` one to ask past after a 401.
+    pub(super) generation: u64,
+}
+
+enum Placement {
+    Header(http::HeaderName, HeaderValue),
+    /// A query name and value, both already percent-encoded.
+    Query(String, String),
+}
+
+/// The `isError` text of a credential that could not be made (CONTRACT X12).
+pub(super) fn failure_text(tool: &str, error: &SecretError) -> String {
+    format!("Tool '{tool}': the credential could not be read ({error})")
+}
+
+/// The value of `raw` a reference names: the whole text, or the `json_key` string field of a
+/// JSON object.
+fn select(raw: &SecretText, json_key: Option<&str>) -> Result<SecretText, SecretError> {
+    let Some(key) = json_key else {
+        return Ok(raw.clone());
+    };
+    let object = json_object(raw)?;
+    match object.get(key) {
+        Some(Value::String(value)) => Ok(SecretText::new(value.as_str())),
+        _ => Err(SecretError::KeyMissing(key.to_owned())),
+    }
+}
+
+fn json_object(raw: &SecretText) -> Result<serde_json::Map<String, Value>, SecretError> {
+    match serde_json::from_str(raw.expose()) {
+        Ok(Value::Object(object)) => Ok(object),
+        _ => Err(SecretError::NotJson),
+    }
+}
+
+/// A header value that is never shown (HTTP/2 never indexes it; `Debug` hides it).
+fn sensitive(text: &str) -> Result<HeaderValue, SecretError> {
+    let printable = text
+        .bytes()
+        .all(|b| b == b' ' || b == b'\t' || b.is_ascii_graphic());
+    let mut value = HeaderValue::from_str(text)
+        .ok()
+        .filter(|_| printable)
+        .ok_or(SecretError::NotHeaderValue)?;
+    value.set_sensitive(true);
+    Ok(value)
+}
+
+/// Makes the credential `auth` asks for from the secret the invoker gives (CONTRACT X12): the
+/// kept read, or a new one when `stale` names the kept one. The read is bounded by `limit`.
+pub(super) async fn credential<I: ToolInvoker>(
+    invoker: &I,
+    auth: &OutboundAuth,
+    stale: Option<u64>,
+    limit: Duration,
+) -> Result<Credential, SecretError> {
+    let secret = auth.secret();
+    let timeout_ms = u64::try_from(limit.as_millis()).unwrap_or(u64::MAX);
+    let fetched = tokio::time::timeout(limit, invoker.secret(&secret.source, stale))
+        .await
+        .unwrap_or(Err(SecretError::Timeout { timeout_ms }))?;
+    let placement = match auth {
+        OutboundAuth::ApiKey {
+            placement, prefix, ..
+        } => {
+            let key = select(&fetched.value, secret.json_key.as_deref())?;
+            let text = format!("{prefix}{}", key.expose());
+            match placement {
+                KeyPlacement::Header(name) => Placement::Header(name.clone(), sensitive(&text)?),
+                KeyPlacement::Query(name) => Placement::Query(
+                    utf8_percent_encode(name, COMPONENT).to_string(),
+                    utf8_percent_encode(&text, COMPONENT).to_string(),
+                ),
+            }
+        }
+        OutboundAuth::Basic { .. } => {
+            let object = json_object(&fetched.value)?;
+            let (Some(Value::String(user)), Some(Value::String(password))) =
+                (object.get("username"), object.get("password"))
+            else {
+                return Err(SecretError::NoUserPassword);
+            };
+            let token =
+                base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"));
+            Placement::Header(
+                http::header::AUTHORIZATION,
+                sensitive(&format!("Basic {token}"))?,
+            )
+        }
+    };
+    Ok(Credential {
+        placement,
+        generation: fetched.generation,
+    })
+}
+
+/// Sends `request` with the credential of `auth` (CONTRACT X12): the secret read within its
+/// own limit inside the call's (X7), and after a 401 read anew past the refused read and sent
+/// once more; a second 401 is the answer.
+///
+/// # Errors
+/// The invoker's error, or [`InvokeError::Credential`] when no credential could be made.
+pub(super) async fn invoke_with<I: ToolInvoker>(
+    invoker: &I,
+    tool: &str,
+    auth: &OutboundAuth,
+    request: ToolRequest,
+) -> Result<ToolResponse, InvokeError> {
+    let started = Instant::now();
+    let budget = request.timeout;
+    let mut stale = None;
+    let mut attempts_left = 2;
+    loop {
+        attempts_left -= 1;
+        let remaining = budget.saturating_sub(started.elapsed());
+        let credential = credential(invoker, auth, stale, remaining.min(MAX_SECRET_READ))
+            .await
+            .map_err(|e| InvokeError::Credential {
+                text: failure_text(tool, &e),
+            })?;
+        let mut sent = present(request.clone(), &credential);
+        sent.timeout = budget.saturating_sub(started.elapsed());
+        let answer = invoker.invoke(sent).await;
+        let refused = matches!(&answer, Ok(r) if r.status == http::StatusCode::UNAUTHORIZED);
+        if !refused || attempts_left == 0 {
+            return answer;
+        }
+        stale = Some(credential.generation);
+    }
+}
+
+/// `request` carrying `credential`: its header after the others, or its query pair after the
+/// endpoint's own query and the arguments' (CONTRACT X9, X12).
+pub(super) fn present(mut request: ToolRequest, credential: &Credential) -> ToolRequest {
+    match (&credential.placement, &mut request.target) {
+        (Placement::Header(name, value), _) => {
+            request.headers.push((name.clone(), value.clone()));
+        }
+        (Placement::Query(name, value), ToolTarget::Http { url, .. }) => {
+            let pair = format!("{name}={value}");
+            let combined = match url.query() {
+                Some(own) if !own.is_empty() => format!("{own}&{pair}"),
+                _ => pair,
+            };
+            url.set_query(Some(&combined));
+        }
+        // M5: a Lambda function tool has no `_meta.auth`.
+        (Placement::Query(..), ToolTarget::Lambda { .. }) => {}
+    }
+    request
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn x12_json_keys_and_what_is_missing() {
+        let raw = SecretText::new(r#"{"api_key": "k1", "n": 5}"#);
+        assert_eq!(select(&raw, Some("api_key")).unwrap().expose(), "k1");
+        assert_eq!(select(&raw, None).unwrap().expose(), raw.expose());
+        assert_eq!(
+            select(&raw, Some("n")).unwrap_err(),
+            SecretError::KeyMissing("n".into())
+        );
+        assert_eq!(
+            select(&SecretText::new("plain"), Some("k")).unwrap_err(),
+            SecretError::NotJson
+        );
+        assert_eq!(
+            select(&SecretText::new("[1]"), Some("k")).unwrap_err(),
+            SecretError::NotJson
+        );
+        assert!(sensitive("a\nb").is_err());
+        assert!(sensitive("ключ").is_err());
+        let value = sensitive("Bearer x").unwrap();
+        assert!(value.is_sensitive());
+        assert_eq!(format!("{value:?}"), "Sensitive");
+    }
+
+    #[test]
+    fn x12_failure_texts_name_the_tool_and_what_failed() {
+        assert_eq!(
+            failure_text("search", &SecretError::AccessDenied),
+            "Tool 'search': the credential could not be read (access denied)"
+        );
+        assert_eq!(
+            failure_text("s", &SecretError::Timeout { timeout_ms: 300 }),
+            "Tool 's': the credential could not be read (no answer within 300 ms)"
+        );
+    }
+}

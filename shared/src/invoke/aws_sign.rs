@@ -1,0 +1,120 @@
+//! The gateway's own AWS request signing, shared by every AWS API it calls over its one reqwest
+//! client (the Lambda Invoke API, CONTRACT X10; Secrets Manager and SSM reads, X12): SigV4
+//! (`aws-sigv4`, the signer the AWS SDK clients use) with credentials from the standard AWS
+//! chain.
+//!
+//! Credentials are loaded the first time a call needs them, never at cold start, and kept until
+//! five minutes before they expire.
+
+use std::sync::Mutex;
+use std::time::{Duration, SystemTime};
+
+use aws_credential_types::Credentials;
+use aws_credential_types::provider::{ProvideCredentials, SharedCredentialsProvider};
+use aws_sigv4::http_request::{SignableBody, SignableRequest, SigningSettings, sign};
+use aws_sigv4::sign::v4;
+
+/// Credentials this close to their expiry are fetched anew.
+const CREDENTIALS_MARGIN: Duration = Duration::from_mins(5);
+
+/// Why a request could not be signed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum SignError {
+    /// The standard AWS chain gave no credentials.
+    NoCredentials,
+    /// The request itself could not be signed (never seen with the gateway's own requests).
+    Unsignable,
+}
+
+/// Credentials from the standard AWS chain (or fixed ones), and the SigV4 signature of a
+/// request made with them.
+#[derive(Debug, Default)]
+pub(super) struct AwsSigner {
+    provider: tokio::sync::OnceCell<Option<SharedCredentialsProvider>>,
+    cached: Mutex<Option<Credentials>>,
+}
+
+impl AwsSigner {
+    /// A signer with fixed credentials instead of the chain's.
+    pub(super) fn with_static_credentials(credentials: Credentials) -> Self {
+        Self {
+            provider: tokio::sync::OnceCell::new_with(Some(Some(SharedCredentialsProvider::new(
+                credentials,
+            )))),
+            cached: Mutex::default(),
+        }
+    }
+
+    async fn credentials(&self) -> Result<Credentials, SignError> {
+        let fresh = |c: &Credentials| {
+            c.expiry()
+                .is_none_or(|expiry| expiry > SystemTime::now() + CREDENTIALS_MARGIN)
+        };
+        if let Some(credentials) = self
+            .cached
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .as_ref()
+            .filter(|c| fresh(c))
+        {
+            return Ok(credentials.clone());
+        }
+        let provider = self
+            .provider
+            .get_or_init(|| async {
+                aws_config::defaults(aws_config::BehaviorVersion::latest())
+                    .http_client(crate::aws_http::sdk_http_client())
+                    .load()
+                    .await
+                    .credentials_provider()
+            })
+            .await
+            .as_ref()
+            .ok_or(SignError::NoCredentials)?;
+        let credentials = provider
+            .provide_credentials()
+            .await
+            .map_err(|_| SignError::NoCredentials)?;
+        *self
+            .cached
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(credentials.clone());
+        Ok(credentials)
+    }
+
+    /// The headers that sign a `POST` of `body` to `url` with `headers` for `service` in
+    /// `region` (SigV4).
+    pub(super) async fn sign_post(
+        &self,
+        url: &str,
+        headers: &[(&str, &str)],
+        body: &[u8],
+        region: &str,
+        service: &str,
+    ) -> Result<Vec<(String, String)>, SignError> {
+        let identity = self.credentials().await?.into();
+        let params = v4::SigningParams::builder()
+            .identity(&identity)
+            .region(region)
+            .name(service)
+            .time(SystemTime::now())
+            .settings(SigningSettings::default())
+            .build()
+            .map_err(|_| SignError::NoCredentials)?
+            .into();
+        let signable = SignableRequest::new(
+            "POST",
+            url,
+            headers.iter().copied(),
+            SignableBody::Bytes(body),
+        )
+        .map_err(|_| SignError::Unsignable)?;
+        let (instructions, _signature) = sign(signable, &params)
+            .map_err(|_| SignError::Unsignable)?
+            .into_parts();
+        Ok(instructions
+            .headers()
+            .map(|(name, value)| (name.to_owned(), value.to_owned()))
+            .collect())
+    }
+}

@@ -1,0 +1,286 @@
+//! Secrets of outbound credentials (CONTRACT X12), sans I/O: the value that never shows itself,
+//! why a read failed, and the per-instance cache that reads each secret once per TTL however
+//! many first calls arrive together, and again at once after the Tool Service refused it.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use crate::registry::SecretSource;
+
+/// A secret's text. Its `Debug` never shows it, so no log of a value that holds one can.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SecretText(Arc<str>);
+
+impl SecretText {
+    /// Wraps a secret's text.
+    #[must_use]
+    pub fn new(text: impl Into<Arc<str>>) -> Self {
+        Self(text.into())
+    }
+
+    /// The text, for presenting it to the Tool Service only.
+    #[must_use]
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for SecretText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("<secret>")
+    }
+}
+
+/// Why a credential could not be made (CONTRACT X12): the words after
+/// `Tool '<name>': the credential could not be read (`. None names a secret, ARN, account or
+/// region.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SecretError {
+    /// No such secret or parameter.
+    #[error("not found")]
+    NotFound,
+    /// The gateway's role may not read (or decrypt) it.
+    #[error("access denied")]
+    AccessDenied,
+    /// The standard AWS chain gave no credentials to sign the read with.
+    #[error("the gateway has no AWS credentials")]
+    NoCredentials,
+    /// The secret store could not be reached.
+    #[error("the secret store is unreachable")]
+    Unreachable,
+    /// No answer within the read's time limit.
+    #[error("no answer within {timeout_ms} ms")]
+    Timeout {
+        /// The time limit in ms.
+        timeout_ms: u64,
+    },
+    /// Any other answer of the secret store.
+    #[error("the secret store answered HTTP {status}")]
+    Failed {
+        /// The HTTP status.
+        status: u16,
+    },
+    /// The `env:` variable is not set (or empty).
+    #[error("the environment variable is not set")]
+    EnvUnset,
+    /// A secret without a string value (a binary secret).
+    #[error("the secret has no string value")]
+    NoString,
+    /// A `#jsonKey` or `basic` secret that is not a JSON object.
+    #[error("the secret is not a JSON object")]
+    NotJson,
+    /// A JSON secret without the `#jsonKey` string field.
+    #[error("the secret has no string field '{0}'")]
+    KeyMissing(String),
+    /// A `basic` secret without string `username` and `password`.
+    #[error("the secret has no string fields 'username' and 'password'")]
+    NoUserPassword,
+    /// A value that cannot travel in a header (control characters, non-ASCII).
+    #[error("the secret is not a valid header value")]
+    NotHeaderValue,
+    /// An invoker that reads no secrets.
+    #[error("this gateway reads no secrets")]
+    Unsupported,
+}
+
+/// A secret as read, with the number of the read it came from (for [`SecretCache::get`]'s
+/// `stale`).
+#[derive(Debug, Clone)]
+pub struct Fetched {
+    /// The secret's text.
+    pub value: SecretText,
+    /// Which read of the instance gave it.
+    pub generation: u64,
+}
+
+/// One secret's cached read.
+struct Entry {
+    fetched: Fetched,
+    at: Instant,
+}
+
+type Slot = Arc<tokio::sync::Mutex<Option<Entry>>>;
+
+/// Each secret read once per `ttl` per instance (CONTRACT X12): concurrent first calls wait
+/// for the one read; a failed read is not kept.
+pub struct SecretCache {
+    ttl: Duration,
+    slots: Mutex<HashMap<SecretSource, Slot>>,
+    reads: AtomicU64,
+}
+
+impl fmt::Debug for SecretCache {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SecretCache")
+            .field("ttl", &self.ttl)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SecretCache {
+    /// A cache keeping each secret for `ttl` (`MCP_SECRET_TTL_S`; zero keeps none).
+    #[must_use]
+    pub fn new(ttl: Duration) -> Self {
+        Self {
+            ttl,
+            slots: Mutex::default(),
+            reads: AtomicU64::new(1),
+        }
+    }
+
+    /// The secret of `source`: the kept read when it is younger than the TTL and is not the
+    /// `stale` one (the read the Tool Service refused), else `read()`'s, kept. One read at a
+    /// time per secret: the others wait for it and take it.
+    ///
+    /// # Errors
+    /// `read()`'s error, which is not kept.
+    pub async fn get<F, Fut>(
+        &self,
+        source: &SecretSource,
+        stale: Option<u64>,
+        read: F,
+    ) -> Result<Fetched, SecretError>
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Result<SecretText, SecretError>>,
+    {
+        let slot = self
+            .slots
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .entry(source.clone())
+            .or_default()
+            .clone();
+        let mut entry = slot.lock().await;
+        if let Some(kept) = entry.as_ref()
+            && kept.at.elapsed() < self.ttl
+            && stale != Some(kept.fetched.generation)
+        {
+            return Ok(kept.fetched.clone());
+        }
+        *entry = None;
+        let value = read().await?;
+        let fetched = Fetched {
+            value,
+            generation: self.reads.fetch_add(1, Ordering::Relaxed),
+        };
+        *entry = Some(Entry {
+            fetched: fetched.clone(),
+            at: Instant::now(),
+        });
+        Ok(fetched)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicUsize;
+
+    use super::*;
+
+    fn counted(
+        reads: &AtomicUsize,
+        text: &'static str,
+    ) -> impl Future<Output = Result<SecretText, SecretError>> {
+        reads.fetch_add(1, Ordering::SeqCst);
+        async move {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            Ok(SecretText::new(text))
+        }
+    }
+
+    /// CONTRACT X12: one read per TTL for any number of concurrent first calls; a refused
+    /// read is read again once, whoever reports it; past the TTL it is read again.
+    #[tokio::test(start_paused = true)]
+    async fn x12_one_read_per_ttl_and_one_more_after_a_refusal() {
+        let cache = SecretCache::new(Duration::from_mins(5));
+        let source = SecretSource::Env("K".into());
+        let reads = AtomicUsize::new(0);
+        let calls = (0..8).map(|_| cache.get(&source, None, || counted(&reads, "v1")));
+        let got: Vec<Fetched> = futures_join(calls)
+            .await
+            .into_iter()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(reads.load(Ordering::SeqCst), 1);
+        let generation = got[0].generation;
+        assert!(
+            got.iter()
+                .all(|f| f.generation == generation && f.value.expose() == "v1")
+        );
+        let again = (0..4).map(|_| cache.get(&source, Some(generation), || counted(&reads, "v2")));
+        let got: Vec<Fetched> = futures_join(again)
+            .await
+            .into_iter()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(reads.load(Ordering::SeqCst), 2);
+        assert!(got.iter().all(|f| f.value.expose() == "v2"));
+        tokio::time::advance(Duration::from_secs(301)).await;
+        let late = cache
+            .get(&source, None, || counted(&reads, "v3"))
+            .await
+            .unwrap();
+        assert_eq!(
+            (reads.load(Ordering::SeqCst), late.value.expose()),
+            (3, "v3")
+        );
+        assert_eq!(format!("{:?}", late.value), "<secret>");
+    }
+
+    /// A failed read is not kept; a zero TTL keeps nothing.
+    #[tokio::test(start_paused = true)]
+    async fn x12_failures_and_a_zero_ttl_keep_nothing() {
+        let cache = SecretCache::new(Duration::ZERO);
+        let source = SecretSource::Env("K".into());
+        let failed = cache
+            .get(&source, None, || async { Err(SecretError::AccessDenied) })
+            .await;
+        assert_eq!(failed.unwrap_err(), SecretError::AccessDenied);
+        let reads = AtomicUsize::new(0);
+        for _ in 0..3 {
+            cache
+                .get(&source, None, || counted(&reads, "v"))
+                .await
+                .unwrap();
+        }
+        assert_eq!(reads.load(Ordering::SeqCst), 3);
+    }
+
+    async fn futures_join<F: Future>(futures: impl Iterator<Item = F>) -> Vec<F::Output> {
+        let handles: Vec<_> = futures.map(Box::pin).collect();
+        let mut out = Vec::new();
+        let mut pending: Vec<_> = handles.into_iter().map(Some).collect();
+        let mut results: Vec<Option<F::Output>> = pending.iter().map(|_| None).collect();
+        std::future::poll_fn(|cx| {
+            let mut all = true;
+            for (i, slot) in pending.iter_mut().enumerate() {
+                if let Some(f) = slot {
+                    match f.as_mut().poll(cx) {
+                        std::task::Poll::Ready(v) => {
+                            results[i] = Some(v);
+                            *slot = None;
+                        }
+                        std::task::Poll::Pending => all = false,
+                    }
+                }
+            }
+            if all {
+                std::task::Poll::Ready(())
+            } else {
+                std::task::Poll::Pending
+            }
+        })
+        .await;
+        for r in results {
+            out.push(r.unwrap());
+        }
+        out
+    }
+}
