@@ -14,6 +14,8 @@ mod lambda_events;
 mod lambda_tools;
 mod manifests;
 mod modern;
+mod outbound_credential_failures;
+mod outbound_credentials;
 mod registry;
 mod rejections;
 mod rest_calls;

@@ -137,7 +137,12 @@ pub(super) async fn invoke_with<I: ToolInvoker>(
     let mut attempts_left = 2;
     loop {
         attempts_left -= 1;
-        let remaining = budget.saturating_sub(started.elapsed());
+        // The first read may take the whole budget, up to its own limit; the second what is left.
+        let remaining = if stale.is_none() {
+            budget
+        } else {
+            budget.saturating_sub(started.elapsed())
+        };
         let credential = credential(invoker, auth, stale, remaining.min(MAX_SECRET_READ))
             .await
             .map_err(|e| InvokeError::Credential {
