@@ -2,7 +2,7 @@
 //! within its own time limit, the credential made of it (`apiKey` in a header or the query,
 //! `basic`), and the request that carries it. What fails becomes the words of an `isError`
 //! result that names the tool and what failed, never the secret, its ARN, the account or the
-//! region.
+//! region. A `sigv4` tool's request is signed by the invoker as it is sent.
 
 use std::time::{Duration, Instant};
 
@@ -13,7 +13,8 @@ use serde_json::Value;
 
 use super::rest_request::COMPONENT;
 use crate::invoke::{
-    InvokeError, SecretError, SecretText, ToolInvoker, ToolRequest, ToolResponse, ToolTarget,
+    InvokeError, SecretError, SecretText, SigV4Signing, ToolInvoker, ToolRequest, ToolResponse,
+    ToolTarget,
 };
 use crate::registry::{KeyPlacement, OutboundAuth};
 
@@ -79,7 +80,9 @@ pub(super) async fn credential<I: ToolInvoker>(
     stale: Option<u64>,
     limit: Duration,
 ) -> Result<Credential, SecretError> {
-    let secret = auth.secret();
+    let Some(secret) = auth.secret() else {
+        return Err(SecretError::Unsupported);
+    };
     let timeout_ms = u64::try_from(limit.as_millis()).unwrap_or(u64::MAX);
     let fetched = tokio::time::timeout(limit, invoker.secret(&secret.source, stale))
         .await
@@ -98,6 +101,7 @@ pub(super) async fn credential<I: ToolInvoker>(
                 ),
             }
         }
+        OutboundAuth::SigV4 { .. } => return Err(SecretError::Unsupported),
         OutboundAuth::Basic { .. } => {
             let object = json_object(&fetched.value)?;
             let (Some(Value::String(user)), Some(Value::String(password))) =
@@ -129,8 +133,16 @@ pub(super) async fn invoke_with<I: ToolInvoker>(
     invoker: &I,
     tool: &str,
     auth: &OutboundAuth,
-    request: ToolRequest,
+    mut request: ToolRequest,
 ) -> Result<ToolResponse, InvokeError> {
+    // `sigv4`: the invoker signs the request as sent, with the gateway's own credentials.
+    if let OutboundAuth::SigV4 { service, region } = auth {
+        request.sigv4 = Some(SigV4Signing {
+            service: service.clone(),
+            region: region.clone(),
+        });
+        return invoker.invoke(request).await;
+    }
     let started = Instant::now();
     let budget = request.timeout;
     let mut stale = None;

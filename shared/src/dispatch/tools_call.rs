@@ -195,6 +195,7 @@ pub(super) async fn handle<I: ToolInvoker>(
                 body,
                 timeout: effective_timeout(call, tool),
                 max_response_bytes: call.config.max_tool_response_bytes,
+                sigv4: None,
             };
             match &tool.auth {
                 None => invoker.invoke(request).await,

@@ -92,6 +92,20 @@ impl AwsSigner {
         region: &str,
         service: &str,
     ) -> Result<Vec<(String, String)>, SignError> {
+        self.sign("POST", url, headers, body, region, service).await
+    }
+
+    /// The headers that sign a `method` request of `body` to `url` with `headers` for
+    /// `service` in `region` (SigV4).
+    pub(super) async fn sign(
+        &self,
+        method: &str,
+        url: &str,
+        headers: &[(&str, &str)],
+        body: &[u8],
+        region: &str,
+        service: &str,
+    ) -> Result<Vec<(String, String)>, SignError> {
         let identity = self.credentials().await?.into();
         let params = v4::SigningParams::builder()
             .identity(&identity)
@@ -103,7 +117,7 @@ impl AwsSigner {
             .map_err(|_| SignError::NoCredentials)?
             .into();
         let signable = SignableRequest::new(
-            "POST",
+            method,
             url,
             headers.iter().copied(),
             SignableBody::Bytes(body),

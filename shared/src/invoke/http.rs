@@ -32,6 +32,8 @@ use crate::registry::SecretSource;
 const POOL_IDLE_TIMEOUT: Duration = Duration::from_secs(50);
 /// TCP keep-alive probe interval of Tool Service connections.
 const TCP_KEEPALIVE: Duration = Duration::from_secs(30);
+/// The `Accept` of every Tool Service call.
+const ACCEPT: &str = "application/json, text/plain;q=0.9, */*;q=0.1";
 /// Longest `Content-Type` quoted in an `isError` text, in bytes.
 const MAX_QUOTED_CONTENT_TYPE_BYTES: usize = 64;
 
@@ -218,14 +220,43 @@ impl ToolInvoker for HttpInvoker {
             }
         };
         let is_head = method == http::Method::HEAD;
-        let mut builder = self.client.request(method, url).header(
-            http::header::ACCEPT,
-            "application/json, text/plain;q=0.9, */*;q=0.1",
-        );
+        let method_name = method.to_string();
+        let url_text = url.to_string();
+        let mut builder = self
+            .client
+            .request(method, url)
+            .header(http::header::ACCEPT, ACCEPT);
         if !request.body.is_empty() {
             builder = builder
                 .header(http::header::CONTENT_TYPE, "application/json")
-                .body(request.body);
+                .body(request.body.clone());
+        }
+        if let Some(signing) = &request.sigv4 {
+            // CONTRACT X12: signed as sent, with the gateway's own AWS credentials.
+            let mut signed: Vec<(&str, &str)> = Vec::with_capacity(request.headers.len() + 2);
+            signed.push(("accept", ACCEPT));
+            if !request.body.is_empty() {
+                signed.push(("content-type", "application/json"));
+            }
+            for (name, value) in &request.headers {
+                signed.push((name.as_str(), value.to_str().unwrap_or_default()));
+            }
+            let signature = self
+                .lambda
+                .signer()
+                .sign(
+                    method_name.as_str(),
+                    url_text.as_str(),
+                    &signed,
+                    &request.body,
+                    &signing.region,
+                    &signing.service,
+                )
+                .await
+                .map_err(|_| InvokeError::NoSigningCredentials)?;
+            for (name, value) in signature {
+                builder = builder.header(name, value);
+            }
         }
         for (name, value) in request.headers {
             builder = builder.header(name, value);

@@ -30,6 +30,11 @@ impl LambdaClient {
         }
     }
 
+    /// The signer of the gateway's AWS calls.
+    pub(super) fn signer(&self) -> &AwsSigner {
+        &self.signer
+    }
+
     /// The endpoint that replaces the regional ones, when one does.
     pub(super) fn endpoint_override(&self) -> Option<&str> {
         self.endpoint_override.as_deref()

@@ -15,4 +15,6 @@ pub use http::HttpInvoker;
 pub use lambda_invocation::{MAX_CLIENT_CONTEXT_BYTES, classify, client_context, invoke_url};
 pub use secret_store::{Fetched, SecretCache, SecretError, SecretText};
 pub use secrets::EnvLookup;
-pub use tool_invoker::{InvokeError, ToolInvoker, ToolRequest, ToolResponse, ToolTarget};
+pub use tool_invoker::{
+    InvokeError, SigV4Signing, ToolInvoker, ToolRequest, ToolResponse, ToolTarget,
+};

@@ -30,6 +30,16 @@ pub enum ToolTarget {
     },
 }
 
+/// How a `sigv4` tool's request is signed (CONTRACT X12): SigV4 with the gateway's own AWS
+/// credentials.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SigV4Signing {
+    /// The service's signing name, e.g. `execute-api`.
+    pub service: String,
+    /// The signing region.
+    pub region: String,
+}
+
 /// One Tool Service call (CONTRACT X4, X10).
 #[derive(Debug, Clone)]
 pub struct ToolRequest {
@@ -47,6 +57,8 @@ pub struct ToolRequest {
     pub timeout: Duration,
     /// Most body bytes to read (`MCP_MAX_TOOL_RESPONSE_BYTES`, CONTRACT X6).
     pub max_response_bytes: usize,
+    /// A `sigv4` tool's signing (CONTRACT X12): the invoker signs the request as it sends it.
+    pub sigv4: Option<SigV4Signing>,
 }
 
 /// A Tool Service answer that was read whole.
@@ -134,6 +146,9 @@ pub enum InvokeError {
     /// The standard AWS chain gave no credentials to sign the invocation with.
     #[error("The gateway has no AWS credentials to invoke the Tool Service function")]
     NoCredentials,
+    /// A `sigv4` tool's request could not be signed; nothing was sent (CONTRACT X12).
+    #[error("The gateway has no AWS credentials to sign the Tool Service request")]
+    NoSigningCredentials,
     /// The tool's outbound credential could not be made; nothing was sent (CONTRACT X12).
     #[error("{text}")]
     Credential {

@@ -23,6 +23,13 @@ pub enum OutboundAuth {
         /// The JSON secret.
         secret: SecretRef,
     },
+    /// `sigv4`: the request signed with the gateway's own AWS credentials (CONTRACT X12).
+    SigV4 {
+        /// The signing name of the service, e.g. `execute-api`.
+        service: String,
+        /// The signing region: the manifest's, else the one the endpoint's host names.
+        region: String,
+    },
 }
 
 impl OutboundAuth {
@@ -32,14 +39,17 @@ impl OutboundAuth {
         match self {
             Self::ApiKey { .. } => "apiKey",
             Self::Basic { .. } => "basic",
+            Self::SigV4 { .. } => "sigv4",
         }
     }
 
-    /// The secret the credential is made of.
+    /// The secret the credential is made of; `None` for `sigv4`, which signs with the
+    /// gateway's own AWS credentials.
     #[must_use]
-    pub fn secret(&self) -> &SecretRef {
+    pub fn secret(&self) -> Option<&SecretRef> {
         match self {
-            Self::ApiKey { secret, .. } | Self::Basic { secret } => secret,
+            Self::ApiKey { secret, .. } | Self::Basic { secret } => Some(secret),
+            Self::SigV4 { .. } => None,
         }
     }
 }
@@ -113,7 +123,7 @@ impl fmt::Debug for AwsArn {
 }
 
 /// Whether `region` is an AWS region name such as `eu-west-1`.
-fn is_region(region: &str) -> bool {
+pub(crate) fn is_region(region: &str) -> bool {
     let pieces: Vec<&str> = region.split('-').collect();
     pieces.len() >= 3
         && pieces.iter().all(|p| {
@@ -140,6 +150,16 @@ pub(crate) fn is_partition_region_account(partition: &str, region: &str, account
         && is_region(region)
         && account.len() == 12
         && account.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// The AWS region an endpoint's host names (`<api>.execute-api.<region>.amazonaws.com`), when
+/// it names one.
+#[must_use]
+pub(crate) fn region_of_host(host: &str) -> Option<&str> {
+    let labels: Vec<&str> = host.split('.').collect();
+    let aws = host.ends_with(".amazonaws.com") || host.ends_with(".amazonaws.com.cn");
+    aws.then(|| labels.iter().rev().copied().find(|label| is_region(label)))
+        .flatten()
 }
 
 /// Whether `name` is a portable environment variable name: `[A-Za-z_][A-Za-z0-9_]*`.

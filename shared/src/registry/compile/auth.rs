@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 use super::problems::{Problems, join};
 use super::rest::RESERVED_HEADERS;
 use super::token::is_token;
+use crate::registry::outbound_auth::{is_region, region_of_host};
 use crate::registry::{ArgumentLocation, KeyPlacement, OutboundAuth, RestCall, SecretRef};
 
 /// The problem of a `secret` that is none of the three REF forms (CONTRACT M5).
@@ -39,6 +40,8 @@ pub(super) struct AuthInput<'a> {
     pub meta_path: &'a str,
     pub is_lambda: bool,
     pub rest: Option<&'a RestCall>,
+    /// The host of an http(s) endpoint.
+    pub host: Option<&'a str>,
 }
 
 /// Compiles `_meta.auth` (CONTRACT M5); `None` when a problem was found (added to `problems`).
@@ -104,10 +107,7 @@ pub(super) fn compile_auth(input: &AuthInput<'_>, problems: &mut Problems) -> Op
             check_oauth2(auth, &path, problems);
             not_yet(kind, &path, problems)
         }
-        _ => {
-            check_sigv4(auth, &path, problems);
-            not_yet(kind, &path, problems)
-        }
+        _ => sigv4(auth, &path, input.host, problems),
     };
     if problems.0.len() > before {
         return None;
@@ -265,36 +265,54 @@ fn check_oauth2(auth: &Map<String, Value>, path: &str, problems: &mut Problems) 
     }
 }
 
-/// `sigv4`'s own fields (CONTRACT M5).
-fn check_sigv4(auth: &Map<String, Value>, path: &str, problems: &mut Problems) {
+/// `sigv4`'s own fields (CONTRACT M5); the region, when not given, from the endpoint's host.
+fn sigv4(
+    auth: &Map<String, Value>,
+    path: &str,
+    host: Option<&str>,
+    problems: &mut Problems,
+) -> Option<OutboundAuth> {
     let service_ok = |s: &str| {
         !s.is_empty()
             && s.bytes()
                 .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
     };
-    match auth.get("service") {
-        None => problems.add(&join(path, "service"), "is required"),
-        Some(Value::String(service)) if service_ok(service) => {}
-        Some(_) => problems.add(
-            &join(path, "service"),
-            "must be an AWS service name such as \"execute-api\"",
-        ),
-    }
-    if let Some(region) = auth.get("region") {
-        let ok = region.as_str().is_some_and(|r| {
-            let pieces: Vec<&str> = r.split('-').collect();
-            pieces.len() >= 3
-                && pieces.iter().all(|p| {
-                    !p.is_empty()
-                        && p.bytes()
-                            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
-                })
-        });
-        if !ok {
+    let service = match auth.get("service") {
+        None => {
+            problems.add(&join(path, "service"), "is required");
+            None
+        }
+        Some(Value::String(service)) if service_ok(service) => Some(service.clone()),
+        Some(_) => {
+            problems.add(
+                &join(path, "service"),
+                "must be an AWS service name such as \"execute-api\"",
+            );
+            None
+        }
+    };
+    let region = match auth.get("region") {
+        Some(Value::String(region)) if is_region(region) => Some(region.clone()),
+        Some(_) => {
             problems.add(
                 &join(path, "region"),
                 "must be an AWS region such as \"eu-west-1\"",
             );
+            None
         }
-    }
+        None => {
+            let named = host.and_then(region_of_host).map(str::to_owned);
+            if named.is_none() && host.is_some() {
+                problems.add(
+                    &join(path, "region"),
+                    "is required: the endpoint's host names no AWS region",
+                );
+            }
+            named
+        }
+    };
+    Some(OutboundAuth::SigV4 {
+        service: service?,
+        region: region?,
+    })
 }

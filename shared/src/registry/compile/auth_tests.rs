@@ -229,7 +229,7 @@ fn m5_a_lambda_tool_takes_no_auth() {
 }
 
 #[test]
-fn m5_oauth2_and_sigv4_are_checked_then_refused_as_not_yet_supported() {
+fn m5_oauth2_is_checked_then_refused_as_not_yet_supported_and_sigv4_fields_are_checked() {
     let p = "tools[0]._meta.auth";
     assert_eq!(
         refused(
@@ -270,18 +270,34 @@ fn m5_oauth2_and_sigv4_are_checked_then_refused_as_not_yet_supported() {
         ]
     );
     assert_eq!(
-        refused(
-            &json!({"auth": {"type": "sigv4", "service": "execute-api", "region": "eu-west-1"}})
-        ),
-        vec![format!("{p}.type: auth type 'sigv4' is not supported yet")]
-    );
-    assert_eq!(
         refused(&json!({"auth": {"type": "sigv4", "region": "Europe", "secret": SM}})),
         vec![
             format!("{p}.secret: is not a field of a 'sigv4' auth"),
             format!("{p}.service: is required"),
             format!("{p}.region: must be an AWS region such as \"eu-west-1\""),
-            format!("{p}.type: auth type 'sigv4' is not supported yet"),
         ]
+    );
+}
+
+#[test]
+fn m5_sigv4_signs_for_the_given_region_or_the_one_the_host_names() {
+    let sigv4 = |service: &str, region: &str| OutboundAuth::SigV4 {
+        service: service.into(),
+        region: region.into(),
+    };
+    assert_eq!(
+        load(&json!({"auth": {"type": "sigv4", "service": "execute-api", "region": "eu-west-1"}})),
+        Ok(Some(sigv4("execute-api", "eu-west-1")))
+    );
+    assert_eq!(
+        load(
+            &json!({"endpoint": "https://a1b2c3.execute-api.eu-central-1.amazonaws.com/prod/t",
+                     "auth": {"type": "sigv4", "service": "execute-api"}})
+        ),
+        Ok(Some(sigv4("execute-api", "eu-central-1")))
+    );
+    assert_eq!(
+        refused(&json!({"auth": {"type": "sigv4", "service": "execute-api"}})),
+        vec!["tools[0]._meta.auth.region: is required: the endpoint's host names no AWS region"]
     );
 }

@@ -157,6 +157,10 @@ pub(super) fn compile_meta(
                 meta_path: &meta_path,
                 is_lambda: matches!(endpoint, Some(Endpoint::Lambda(_))),
                 rest: rest.as_ref(),
+                host: match &endpoint {
+                    Some(Endpoint::Http(url)) => url.host_str(),
+                    _ => None,
+                },
             },
             problems,
         )
