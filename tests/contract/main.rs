@@ -16,6 +16,7 @@ mod manifests;
 mod modern;
 mod outbound_credential_failures;
 mod outbound_credentials;
+mod outbound_oauth2;
 mod outbound_sigv4;
 mod registry;
 mod rejections;

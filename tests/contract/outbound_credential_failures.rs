@@ -183,7 +183,7 @@ fn m5_auth_refusals_at_load_have_paths_and_words() {
     tools.push(json!({"name": "oauth", "inputSchema": {"type": "object"},
         "_meta": {"endpoint": "http://127.0.0.1:9/c",
                   "auth": {"type": "oauth2ClientCredentials", "tokenUrl": "https://idp.example/t",
-                           "secret": EU_ARN}}}));
+                           "secret": format!("{EU_ARN}#client")}}}));
     let problems: Vec<String> = compile_manifest(&document)
         .unwrap_err()
         .iter()
@@ -210,7 +210,7 @@ fn m5_auth_refusals_at_load_have_paths_and_words() {
                 at(3)
             ),
             format!(
-                "{}.type: auth type 'oauth2ClientCredentials' is not supported yet",
+                "{}.secret: must name the whole JSON secret (no #jsonKey): oauth2ClientCredentials reads its \"client_id\" and \"client_secret\"",
                 at(4)
             ),
         ]

@@ -142,7 +142,16 @@ async fn x12_secret_values_never_reach_logs_at_trace_level_usage_events_or_answe
         .finish();
     let _guard = tracing_subscriber::util::SubscriberInitExt::set_default(subscriber);
 
-    let secret = json!({"api_key": CANARY, "username": "svc", "password": CANARY}).to_string();
+    let secret = json!({"api_key": CANARY, "username": "svc", "password": CANARY,
+                        "client_id": "app", "client_secret": CANARY})
+    .to_string();
+    let idp = MockServer::start().await;
+    Mock::given(any())
+        .respond_with(ResponseTemplate::new(200).set_body_json(
+            json!({"access_token": format!("tok-{CANARY}"), "token_type": "Bearer"}),
+        ))
+        .mount(&idp)
+        .await;
     let store = MockServer::start().await;
     Mock::given(any())
         .respond_with(ResponseTemplate::new(200).set_body_json(json!({"SecretString": secret})))
@@ -180,6 +189,12 @@ async fn x12_secret_values_never_reach_logs_at_trace_level_usage_events_or_answe
         ),
         ("basic", "/b", json!({"type": "basic", "secret": arn})),
         (
+            "oauth",
+            "/o",
+            json!({"type": "oauth2ClientCredentials", "secret": arn,
+                               "tokenUrl": format!("{}/token", idp.uri())}),
+        ),
+        (
             "missing",
             "/m",
             json!({"type": "apiKey", "in": "header", "name": "X-Api-Key",
@@ -203,7 +218,7 @@ async fn x12_secret_values_never_reach_logs_at_trace_level_usage_events_or_answe
         tool_service,
     };
     let mut answers = String::new();
-    for name in ["in_header", "in_query", "basic", "missing"] {
+    for name in ["in_header", "in_query", "basic", "oauth", "missing"] {
         let body = rpc(
             json!(1),
             "tools/call",
@@ -215,7 +230,8 @@ async fn x12_secret_values_never_reach_logs_at_trace_level_usage_events_or_answe
     assert!(answers.contains(r#""text":"ok""#), "{answers}");
     let logs = lines.text();
     assert!(logs.contains("TRACE"), "trace lines were captured");
-    assert_eq!(lines.usage_events().len(), 4);
+    assert_eq!(lines.usage_events().len(), 5);
+    assert_eq!(idp.received_requests().await.unwrap().len(), 1);
     let basic = base64::engine::general_purpose::STANDARD.encode(format!("svc:{CANARY}"));
     for hidden in [CANARY, basic.as_str(), "123456789012"] {
         assert!(!logs.contains(hidden), "{hidden} in a log line");

@@ -1,6 +1,7 @@
 //! Outbound credentials at call time (CONTRACT X12), sans I/O: the secret asked of the invoker
 //! within its own time limit, the credential made of it (`apiKey` in a header or the query,
-//! `basic`), and the request that carries it. What fails becomes the words of an `isError`
+//! `basic`, an `oauth2ClientCredentials` access token, [`super::oauth2`]), and the request that
+//! carries it. What fails becomes the words of an `isError`
 //! result that names the tool and what failed, never the secret, its ARN, the account or the
 //! region. A `sigv4` tool's request is signed by the invoker as it is sent.
 
@@ -11,21 +12,43 @@ use http::HeaderValue;
 use percent_encoding::utf8_percent_encode;
 use serde_json::Value;
 
+use super::oauth2::{Grant, token_request};
 use super::rest_request::COMPONENT;
 use crate::invoke::{
-    InvokeError, SecretError, SecretText, SigV4Signing, ToolInvoker, ToolRequest, ToolResponse,
-    ToolTarget,
+    InvokeError, SecretError, SecretText, SigV4Signing, TokenError, ToolInvoker, ToolRequest,
+    ToolResponse, ToolTarget,
 };
 use crate::registry::{KeyPlacement, OutboundAuth};
 
-/// Longest a secret read may take, within the tool's own time limit (CONTRACT X7, X12).
+/// Longest a secret read (and an access token request after it) may take, within the tool's
+/// own time limit (CONTRACT X7, X12).
 pub(super) const MAX_SECRET_READ: Duration = Duration::from_secs(5);
 
-/// A credential made for one call, and the read of the secret it came from.
+/// The reads a credential came from: the `stale` ones to ask past after a 401.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Reads {
+    secret: Option<u64>,
+    token: Option<u64>,
+}
+
+/// A credential made for one call, and the reads it came from.
 pub(super) struct Credential {
     placement: Placement,
-    /// The read it came from: the `stale` one to ask past after a 401.
-    pub(super) generation: u64,
+    reads: Reads,
+}
+
+/// Why no credential was made.
+pub(super) enum CredentialError {
+    /// The secret could not be read or used.
+    Secret(SecretError),
+    /// No access token was obtained.
+    Token(TokenError),
+}
+
+impl From<SecretError> for CredentialError {
+    fn from(error: SecretError) -> Self {
+        Self::Secret(error)
+    }
 }
 
 enum Placement {
@@ -35,8 +58,15 @@ enum Placement {
 }
 
 /// The `isError` text of a credential that could not be made (CONTRACT X12).
-pub(super) fn failure_text(tool: &str, error: &SecretError) -> String {
-    format!("Tool '{tool}': the credential could not be read ({error})")
+pub(super) fn failure_text(tool: &str, error: &CredentialError) -> String {
+    match error {
+        CredentialError::Secret(error) => {
+            format!("Tool '{tool}': the credential could not be read ({error})")
+        }
+        CredentialError::Token(error) => {
+            format!("Tool '{tool}': the access token could not be obtained ({error})")
+        }
+    }
 }
 
 /// The value of `raw` a reference names: the whole text, or the `json_key` string field of a
@@ -60,7 +90,7 @@ fn json_object(raw: &SecretText) -> Result<serde_json::Map<String, Value>, Secre
 }
 
 /// A header value that is never shown (HTTP/2 never indexes it; `Debug` hides it).
-fn sensitive(text: &str) -> Result<HeaderValue, SecretError> {
+pub(super) fn sensitive(text: &str) -> Result<HeaderValue, SecretError> {
     let printable = text
         .bytes()
         .all(|b| b == b' ' || b == b'\t' || b.is_ascii_graphic());
@@ -72,21 +102,45 @@ fn sensitive(text: &str) -> Result<HeaderValue, SecretError> {
     Ok(value)
 }
 
-/// Makes the credential `auth` asks for from the secret the invoker gives (CONTRACT X12): the
-/// kept read, or a new one when `stale` names the kept one. The read is bounded by `limit`.
+/// The string fields `first` and `second` of a JSON secret.
+fn two_fields(
+    raw: &SecretText,
+    first: &'static str,
+    second: &'static str,
+) -> Result<(String, String), SecretError> {
+    let object = json_object(raw)?;
+    match (object.get(first), object.get(second)) {
+        (Some(Value::String(a)), Some(Value::String(b))) => Ok((a.clone(), b.clone())),
+        _ => Err(SecretError::MissingFields(first, second)),
+    }
+}
+
+fn millis(limit: Duration) -> u64 {
+    u64::try_from(limit.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Makes the credential `auth` asks for from the secret (and, for `oauth2ClientCredentials`,
+/// the access token) the invoker gives (CONTRACT X12): the kept reads, or new ones past the
+/// `stale` ones. Both are bounded by `limit` together.
 pub(super) async fn credential<I: ToolInvoker>(
     invoker: &I,
     auth: &OutboundAuth,
-    stale: Option<u64>,
+    stale: Reads,
     limit: Duration,
-) -> Result<Credential, SecretError> {
+) -> Result<Credential, CredentialError> {
     let Some(secret) = auth.secret() else {
-        return Err(SecretError::Unsupported);
+        return Err(SecretError::Unsupported.into());
     };
-    let timeout_ms = u64::try_from(limit.as_millis()).unwrap_or(u64::MAX);
-    let fetched = tokio::time::timeout(limit, invoker.secret(&secret.source, stale))
+    let started = Instant::now();
+    let fetched = tokio::time::timeout(limit, invoker.secret(&secret.source, stale.secret))
         .await
-        .unwrap_or(Err(SecretError::Timeout { timeout_ms }))?;
+        .unwrap_or(Err(SecretError::Timeout {
+            timeout_ms: millis(limit),
+        }))?;
+    let mut reads = Reads {
+        secret: Some(fetched.generation),
+        token: None,
+    };
     let placement = match auth {
         OutboundAuth::ApiKey {
             placement, prefix, ..
@@ -101,14 +155,35 @@ pub(super) async fn credential<I: ToolInvoker>(
                 ),
             }
         }
-        OutboundAuth::SigV4 { .. } => return Err(SecretError::Unsupported),
-        OutboundAuth::Basic { .. } => {
-            let object = json_object(&fetched.value)?;
-            let (Some(Value::String(user)), Some(Value::String(password))) =
-                (object.get("username"), object.get("password"))
-            else {
-                return Err(SecretError::NoUserPassword);
+        OutboundAuth::SigV4 { .. } => return Err(SecretError::Unsupported.into()),
+        OutboundAuth::OAuth2 {
+            token_url,
+            scopes,
+            audience,
+            client_auth,
+            ..
+        } => {
+            let (id, client_secret) = two_fields(&fetched.value, "client_id", "client_secret")?;
+            let grant = Grant {
+                token_url,
+                scopes,
+                audience: audience.as_deref(),
+                client_auth: *client_auth,
             };
+            let request = token_request(&grant, &id, &client_secret)?;
+            let left = limit.saturating_sub(started.elapsed());
+            let token = tokio::time::timeout(left, invoker.token(&request, stale.token))
+                .await
+                .unwrap_or(Err(TokenError::Timeout {
+                    timeout_ms: millis(limit),
+                }))
+                .map_err(CredentialError::Token)?;
+            reads.token = Some(token.generation);
+            let bearer = format!("Bearer {}", token.value.expose());
+            Placement::Header(http::header::AUTHORIZATION, sensitive(&bearer)?)
+        }
+        OutboundAuth::Basic { .. } => {
+            let (user, password) = two_fields(&fetched.value, "username", "password")?;
             let token =
                 base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"));
             Placement::Header(
@@ -117,10 +192,7 @@ pub(super) async fn credential<I: ToolInvoker>(
             )
         }
     };
-    Ok(Credential {
-        placement,
-        generation: fetched.generation,
-    })
+    Ok(Credential { placement, reads })
 }
 
 /// Sends `request` with the credential of `auth` (CONTRACT X12): the secret read within its
@@ -145,12 +217,12 @@ pub(super) async fn invoke_with<I: ToolInvoker>(
     }
     let started = Instant::now();
     let budget = request.timeout;
-    let mut stale = None;
+    let mut stale = Reads::default();
     let mut attempts_left = 2;
     loop {
         attempts_left -= 1;
         // The first read may take the whole budget, up to its own limit; the second what is left.
-        let remaining = if stale.is_none() {
+        let remaining = if stale.secret.is_none() {
             budget
         } else {
             budget.saturating_sub(started.elapsed())
@@ -167,7 +239,8 @@ pub(super) async fn invoke_with<I: ToolInvoker>(
         if !refused || attempts_left == 0 {
             return answer;
         }
-        stale = Some(credential.generation);
+        // CONTRACT X12: the refused credential's secret and token are both read anew.
+        stale = credential.reads;
     }
 }
 
@@ -223,12 +296,16 @@ mod tests {
     #[test]
     fn x12_failure_texts_name_the_tool_and_what_failed() {
         assert_eq!(
-            failure_text("search", &SecretError::AccessDenied),
+            failure_text("search", &SecretError::AccessDenied.into()),
             "Tool 'search': the credential could not be read (access denied)"
         );
         assert_eq!(
-            failure_text("s", &SecretError::Timeout { timeout_ms: 300 }),
+            failure_text("s", &SecretError::Timeout { timeout_ms: 300 }.into()),
             "Tool 's': the credential could not be read (no answer within 300 ms)"
+        );
+        assert_eq!(
+            failure_text("s", &CredentialError::Token(TokenError::Unreachable)),
+            "Tool 's': the access token could not be obtained (the token endpoint is unreachable)"
         );
     }
 }

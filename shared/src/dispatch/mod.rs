@@ -4,6 +4,7 @@
 mod credentials;
 mod discover;
 mod initialize;
+mod oauth2;
 mod ping;
 mod rest_request;
 mod sent_arguments;

@@ -23,6 +23,7 @@ use super::aws_sign::AwsSigner;
 use super::lambda::LambdaClient;
 use super::secret_store::{Fetched, SecretCache, SecretError};
 use super::secrets::{EnvLookup, SecretReader};
+use super::token::{TokenError, TokenKey, TokenRequest};
 use super::{InvokeError, ToolInvoker, ToolRequest, ToolResponse, ToolTarget};
 use crate::config::Config;
 use crate::registry::SecretSource;
@@ -47,6 +48,8 @@ pub struct HttpInvoker {
     secrets: Arc<SecretReader>,
     /// The instance's kept secrets (`MCP_SECRET_TTL_S`).
     cache: Arc<SecretCache>,
+    /// The instance's access tokens, each kept for its lifetime (CONTRACT X12).
+    tokens: Arc<SecretCache<TokenKey>>,
 }
 
 impl HttpInvoker {
@@ -93,6 +96,7 @@ impl HttpInvoker {
                 env: None,
             }),
             cache: Arc::new(SecretCache::new(Duration::from_secs(config.secret_ttl_s))),
+            tokens: Arc::new(SecretCache::new(Duration::from_secs(config.secret_ttl_s))),
         })
     }
 }
@@ -305,6 +309,19 @@ impl ToolInvoker for HttpInvoker {
     ) -> Result<Fetched, SecretError> {
         self.cache
             .get(source, stale, || self.secrets.read(&self.client, source))
+            .await
+    }
+
+    async fn token(
+        &self,
+        request: &TokenRequest,
+        stale: Option<u64>,
+    ) -> Result<Fetched, TokenError> {
+        let default_ttl = self.tokens.ttl();
+        self.tokens
+            .get_for(&request.key, stale, || {
+                super::token_endpoint::obtain(&self.client, request, default_ttl)
+            })
             .await
     }
 }

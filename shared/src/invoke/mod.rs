@@ -9,12 +9,15 @@ mod lambda;
 mod lambda_invocation;
 mod secret_store;
 mod secrets;
+mod token;
+mod token_endpoint;
 mod tool_invoker;
 
 pub use http::HttpInvoker;
 pub use lambda_invocation::{MAX_CLIENT_CONTEXT_BYTES, classify, client_context, invoke_url};
 pub use secret_store::{Fetched, SecretCache, SecretError, SecretText};
 pub use secrets::EnvLookup;
+pub use token::{TokenError, TokenKey, TokenRequest};
 pub use tool_invoker::{
     InvokeError, SigV4Signing, ToolInvoker, ToolRequest, ToolResponse, ToolTarget,
 };

@@ -72,15 +72,16 @@ pub enum SecretError {
     /// A secret without a string value (a binary secret).
     #[error("the secret has no string value")]
     NoString,
-    /// A `#jsonKey` or `basic` secret that is not a JSON object.
+    /// A `#jsonKey`, `basic` or `oauth2ClientCredentials` secret that is not a JSON object.
     #[error("the secret is not a JSON object")]
     NotJson,
     /// A JSON secret without the `#jsonKey` string field.
     #[error("the secret has no string field '{0}'")]
     KeyMissing(String),
-    /// A `basic` secret without string `username` and `password`.
-    #[error("the secret has no string fields 'username' and 'password'")]
-    NoUserPassword,
+    /// A `basic` or `oauth2ClientCredentials` secret without its two string fields
+    /// (`username` and `password`, `client_id` and `client_secret`).
+    #[error("the secret has no string fields '{0}' and '{1}'")]
+    MissingFields(&'static str, &'static str),
     /// A value that cannot travel in a header (control characters, non-ASCII).
     #[error("the secret is not a valid header value")]
     NotHeaderValue,
@@ -103,19 +104,20 @@ pub struct Fetched {
 struct Entry {
     fetched: Fetched,
     at: Instant,
+    ttl: Duration,
 }
 
 type Slot = Arc<tokio::sync::Mutex<Option<Entry>>>;
 
-/// Each secret read once per `ttl` per instance (CONTRACT X12): concurrent first calls wait
-/// for the one read; a failed read is not kept.
-pub struct SecretCache {
+/// Each secret (or access token, keyed by its request) read once per TTL per instance
+/// (CONTRACT X12): concurrent first calls wait for the one read; a failed read is not kept.
+pub struct SecretCache<K = SecretSource> {
     ttl: Duration,
-    slots: Mutex<HashMap<SecretSource, Slot>>,
+    slots: Mutex<HashMap<K, Slot>>,
     reads: AtomicU64,
 }
 
-impl fmt::Debug for SecretCache {
+impl<K> fmt::Debug for SecretCache<K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("SecretCache")
             .field("ttl", &self.ttl)
@@ -123,8 +125,8 @@ impl fmt::Debug for SecretCache {
     }
 }
 
-impl SecretCache {
-    /// A cache keeping each secret for `ttl` (`MCP_SECRET_TTL_S`; zero keeps none).
+impl<K: std::hash::Hash + Eq + Clone> SecretCache<K> {
+    /// A cache keeping each read for at most `ttl` (`MCP_SECRET_TTL_S`; zero keeps none).
     #[must_use]
     pub fn new(ttl: Duration) -> Self {
         Self {
@@ -134,38 +136,59 @@ impl SecretCache {
         }
     }
 
-    /// The secret of `source`: the kept read when it is younger than the TTL and is not the
+    /// How long a read is kept when it does not say.
+    #[must_use]
+    pub fn ttl(&self) -> Duration {
+        self.ttl
+    }
+
+    /// The secret of `key`: the kept read when it is younger than the TTL and is not the
     /// `stale` one (the read the Tool Service refused), else `read()`'s, kept. One read at a
-    /// time per secret: the others wait for it and take it.
+    /// time per key: the others wait for it and take it.
     ///
     /// # Errors
     /// `read()`'s error, which is not kept.
-    pub async fn get<F, Fut>(
-        &self,
-        source: &SecretSource,
-        stale: Option<u64>,
-        read: F,
-    ) -> Result<Fetched, SecretError>
+    pub async fn get<F, Fut, E>(&self, key: &K, stale: Option<u64>, read: F) -> Result<Fetched, E>
     where
         F: FnOnce() -> Fut,
-        Fut: Future<Output = Result<SecretText, SecretError>>,
+        Fut: Future<Output = Result<SecretText, E>>,
+    {
+        let ttl = self.ttl;
+        self.get_for(key, stale, || async move { read().await.map(|v| (v, ttl)) })
+            .await
+    }
+
+    /// As [`SecretCache::get`], for reads that say how long they may be kept (an access
+    /// token's lifetime).
+    ///
+    /// # Errors
+    /// `read()`'s error, which is not kept.
+    pub async fn get_for<F, Fut, E>(
+        &self,
+        key: &K,
+        stale: Option<u64>,
+        read: F,
+    ) -> Result<Fetched, E>
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Result<(SecretText, Duration), E>>,
     {
         let slot = self
             .slots
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .entry(source.clone())
+            .entry(key.clone())
             .or_default()
             .clone();
         let mut entry = slot.lock().await;
         if let Some(kept) = entry.as_ref()
-            && kept.at.elapsed() < self.ttl
+            && kept.at.elapsed() < kept.ttl
             && stale != Some(kept.fetched.generation)
         {
             return Ok(kept.fetched.clone());
         }
         *entry = None;
-        let value = read().await?;
+        let (value, ttl) = read().await?;
         let fetched = Fetched {
             value,
             generation: self.reads.fetch_add(1, Ordering::Relaxed),
@@ -173,6 +196,7 @@ impl SecretCache {
         *entry = Some(Entry {
             fetched: fetched.clone(),
             at: Instant::now(),
+            ttl,
         });
         Ok(fetched)
     }
@@ -240,7 +264,9 @@ mod tests {
         let cache = SecretCache::new(Duration::ZERO);
         let source = SecretSource::Env("K".into());
         let failed = cache
-            .get(&source, None, || async { Err(SecretError::AccessDenied) })
+            .get(&source, None, || async {
+                Err::<SecretText, _>(SecretError::AccessDenied)
+            })
             .await;
         assert_eq!(failed.unwrap_err(), SecretError::AccessDenied);
         let reads = AtomicUsize::new(0);

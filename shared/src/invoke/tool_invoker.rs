@@ -8,6 +8,7 @@ use bytes::Bytes;
 use http::{HeaderName, HeaderValue, Method, StatusCode};
 
 use super::secret_store::{Fetched, SecretError};
+use super::token::{TokenError, TokenRequest};
 use crate::registry::{FunctionArn, SecretSource};
 
 /// Where one Tool Service call goes (CONTRACT X4, X10).
@@ -183,5 +184,22 @@ pub trait ToolInvoker: Send + Sync + 'static {
     ) -> impl Future<Output = Result<Fetched, SecretError>> + Send {
         let _ = (source, stale);
         std::future::ready(Err(SecretError::Unsupported))
+    }
+
+    /// The access token of an `oauth2ClientCredentials` tool (CONTRACT X12): the instance's
+    /// kept token for this request unless it expired or is the `stale` one the Tool Service
+    /// refused, else a new one from the token endpoint, one request at a time per key. The
+    /// caller bounds it with its time limit. An invoker that obtains no tokens answers
+    /// [`TokenError::Unsupported`].
+    ///
+    /// # Errors
+    /// [`TokenError`] when no token was obtained.
+    fn token(
+        &self,
+        request: &TokenRequest,
+        stale: Option<u64>,
+    ) -> impl Future<Output = Result<Fetched, TokenError>> + Send {
+        let _ = (request, stale);
+        std::future::ready(Err(TokenError::Unsupported))
     }
 }

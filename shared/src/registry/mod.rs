@@ -18,7 +18,7 @@ mod state;
 pub use compile::{MAX_TOOL_TIMEOUT_MS, ManifestProblem, RESERVED_HEADERS, compile_manifest};
 pub use endpoint::{Endpoint, FunctionArn};
 pub use lazy_validator::LazyValidator;
-pub use outbound_auth::{AwsArn, KeyPlacement, OutboundAuth, SecretRef, SecretSource};
+pub use outbound_auth::{AwsArn, ClientAuth, KeyPlacement, OutboundAuth, SecretRef, SecretSource};
 pub use portability::portability_warnings;
 pub use rest::{ArgumentLocation, EndpointTemplate, RestCall, TemplatePiece};
 pub use snapshot::{

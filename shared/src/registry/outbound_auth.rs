@@ -23,6 +23,21 @@ pub enum OutboundAuth {
         /// The JSON secret.
         secret: SecretRef,
     },
+    /// `oauth2ClientCredentials`: `Authorization: Bearer <access token>`, the token obtained
+    /// from `token_url` with the client credentials grant (RFC 6749 §4.4) and a JSON secret
+    /// `{"client_id": "...", "client_secret": "..."}`.
+    OAuth2 {
+        /// The token endpoint.
+        token_url: url::Url,
+        /// The JSON secret of the client.
+        secret: SecretRef,
+        /// `scope`, space-separated in the token request; none when empty.
+        scopes: Vec<String>,
+        /// `audience` of the token request, when given.
+        audience: Option<String>,
+        /// How the client authenticates to the token endpoint.
+        client_auth: ClientAuth,
+    },
     /// `sigv4`: the request signed with the gateway's own AWS credentials (CONTRACT X12).
     SigV4 {
         /// The signing name of the service, e.g. `execute-api`.
@@ -39,6 +54,7 @@ impl OutboundAuth {
         match self {
             Self::ApiKey { .. } => "apiKey",
             Self::Basic { .. } => "basic",
+            Self::OAuth2 { .. } => "oauth2ClientCredentials",
             Self::SigV4 { .. } => "sigv4",
         }
     }
@@ -48,10 +64,23 @@ impl OutboundAuth {
     #[must_use]
     pub fn secret(&self) -> Option<&SecretRef> {
         match self {
-            Self::ApiKey { secret, .. } | Self::Basic { secret } => Some(secret),
+            Self::ApiKey { secret, .. } | Self::Basic { secret } | Self::OAuth2 { secret, .. } => {
+                Some(secret)
+            }
             Self::SigV4 { .. } => None,
         }
     }
+}
+
+/// How an `oauth2ClientCredentials` client authenticates to the token endpoint (CONTRACT M5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClientAuth {
+    /// `clientAuth: "basic"` (the default): HTTP Basic with the client id and secret
+    /// (`client_secret_basic`).
+    Basic,
+    /// `clientAuth: "body"`: `client_id` and `client_secret` in the form body
+    /// (`client_secret_post`).
+    Body,
 }
 
 /// Where an `apiKey` goes (CONTRACT M5, X12).

@@ -8,7 +8,9 @@ use super::problems::{Problems, join};
 use super::rest::RESERVED_HEADERS;
 use super::token::is_token;
 use crate::registry::outbound_auth::{is_region, region_of_host};
-use crate::registry::{ArgumentLocation, KeyPlacement, OutboundAuth, RestCall, SecretRef};
+use crate::registry::{
+    ArgumentLocation, ClientAuth, KeyPlacement, OutboundAuth, RestCall, SecretRef,
+};
 
 /// The problem of a `secret` that is none of the three REF forms (CONTRACT M5).
 pub(super) const REF_PROBLEM: &str = "must be a Secrets Manager secret ARN (arn:aws:secretsmanager:<region>:<account>:secret:<name>[#<jsonKey>]), an SSM parameter ARN (arn:aws:ssm:<region>:<account>:parameter/<name>) or env:<NAME>";
@@ -103,10 +105,7 @@ pub(super) fn compile_auth(input: &AuthInput<'_>, problems: &mut Problems) -> Op
     let compiled = match kind {
         "apiKey" => api_key(auth, &path, input.rest, secret, problems),
         "basic" => basic(&path, secret, problems),
-        "oauth2ClientCredentials" => {
-            check_oauth2(auth, &path, problems);
-            not_yet(kind, &path, problems)
-        }
+        "oauth2ClientCredentials" => oauth2(auth, &path, secret, problems),
         _ => sigv4(auth, &path, input.host, problems),
     };
     if problems.0.len() > before {
@@ -120,15 +119,6 @@ fn is_type(kind: &str) -> bool {
         kind,
         "apiKey" | "basic" | "oauth2ClientCredentials" | "sigv4"
     )
-}
-
-/// CONTRACT M5: a type this version checks at load but cannot present yet.
-fn not_yet(kind: &str, path: &str, problems: &mut Problems) -> Option<OutboundAuth> {
-    problems.add(
-        &join(path, "type"),
-        format!("auth type '{kind}' is not supported yet"),
-    );
-    None
 }
 
 fn api_key(
@@ -220,49 +210,107 @@ fn api_key(
 }
 
 fn basic(path: &str, secret: Option<SecretRef>, problems: &mut Problems) -> Option<OutboundAuth> {
-    let secret = secret?;
-    if secret.json_key.is_some() {
-        problems.add(
-            &join(path, "secret"),
-            "must name the whole JSON secret (no #jsonKey): basic reads its \"username\" and \"password\"",
-        );
-        return None;
-    }
+    let secret = whole_secret(secret?, path, "basic", "username", "password", problems)?;
     Some(OutboundAuth::Basic { secret })
 }
 
-/// `oauth2ClientCredentials`' own fields (CONTRACT M5).
-fn check_oauth2(auth: &Map<String, Value>, path: &str, problems: &mut Problems) {
-    match auth.get("tokenUrl") {
-        None => problems.add(&join(path, "tokenUrl"), "is required"),
-        Some(Value::String(url))
-            if url::Url::parse(url).is_ok_and(|u| {
-                matches!(u.scheme(), "http" | "https")
-                    && u.host_str().is_some_and(|h| !h.is_empty())
-                    && u.username().is_empty()
-                    && u.password().is_none()
-            }) => {}
-        Some(_) => problems.add(
+/// A secret of two fields must be the whole JSON secret, without `#jsonKey`.
+fn whole_secret(
+    secret: SecretRef,
+    path: &str,
+    kind: &str,
+    first: &str,
+    second: &str,
+    problems: &mut Problems,
+) -> Option<SecretRef> {
+    if secret.json_key.is_some() {
+        problems.add(
+            &join(path, "secret"),
+            format!("must name the whole JSON secret (no #jsonKey): {kind} reads its \"{first}\" and \"{second}\""),
+        );
+        return None;
+    }
+    Some(secret)
+}
+
+/// `oauth2ClientCredentials` (CONTRACT M5).
+fn oauth2(
+    auth: &Map<String, Value>,
+    path: &str,
+    secret: Option<SecretRef>,
+    problems: &mut Problems,
+) -> Option<OutboundAuth> {
+    let token_url = match auth.get("tokenUrl") {
+        None => {
+            problems.add(&join(path, "tokenUrl"), "is required");
+            None
+        }
+        Some(Value::String(url)) => url::Url::parse(url).ok().filter(|u| {
+            matches!(u.scheme(), "http" | "https")
+                && u.host_str().is_some_and(|h| !h.is_empty())
+                && u.username().is_empty()
+                && u.password().is_none()
+        }),
+        Some(_) => None,
+    };
+    if token_url.is_none() && auth.contains_key("tokenUrl") {
+        problems.add(
             &join(path, "tokenUrl"),
             "must be an absolute http(s) URL without a user name or password",
-        ),
+        );
     }
-    if let Some(scopes) = auth.get("scopes") {
-        let strings = scopes
-            .as_array()
-            .is_some_and(|items| items.iter().all(Value::is_string));
-        if !strings {
-            problems.add(&join(path, "scopes"), "must be an array of strings");
+    let mut scopes = Vec::new();
+    if let Some(given) = auth.get("scopes") {
+        let words = |s: &str| {
+            !s.is_empty()
+                && s.bytes()
+                    .all(|b| b.is_ascii_graphic() && b != b'"' && b != b'\\')
+        };
+        match given.as_array() {
+            Some(items) if items.iter().all(|i| i.as_str().is_some_and(words)) => {
+                scopes = items
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect();
+            }
+            _ => problems.add(
+                &join(path, "scopes"),
+                "must be an array of strings (RFC 6749 scope tokens)",
+            ),
         }
     }
-    if auth.get("audience").is_some_and(|a| !a.is_string()) {
-        problems.add(&join(path, "audience"), "must be a string");
-    }
-    if let Some(client_auth) = auth.get("clientAuth")
-        && !matches!(client_auth.as_str(), Some("basic" | "body"))
-    {
-        problems.add(&join(path, "clientAuth"), "must be \"basic\" or \"body\"");
-    }
+    let audience = match auth.get("audience") {
+        None => None,
+        Some(Value::String(audience)) => Some(audience.clone()),
+        Some(_) => {
+            problems.add(&join(path, "audience"), "must be a string");
+            None
+        }
+    };
+    let client_auth = match auth.get("clientAuth").map(Value::as_str) {
+        None | Some(Some("basic")) => ClientAuth::Basic,
+        Some(Some("body")) => ClientAuth::Body,
+        Some(_) => {
+            problems.add(&join(path, "clientAuth"), "must be \"basic\" or \"body\"");
+            ClientAuth::Basic
+        }
+    };
+    let secret = whole_secret(
+        secret?,
+        path,
+        "oauth2ClientCredentials",
+        "client_id",
+        "client_secret",
+        problems,
+    )?;
+    Some(OutboundAuth::OAuth2 {
+        token_url: token_url?,
+        secret,
+        scopes,
+        audience,
+        client_auth,
+    })
 }
 
 /// `sigv4`'s own fields (CONTRACT M5); the region, when not given, from the endpoint's host.

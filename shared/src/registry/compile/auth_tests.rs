@@ -229,18 +229,33 @@ fn m5_a_lambda_tool_takes_no_auth() {
 }
 
 #[test]
-fn m5_oauth2_is_checked_then_refused_as_not_yet_supported_and_sigv4_fields_are_checked() {
+fn m5_oauth2_client_credentials_and_sigv4_fields_are_checked() {
     let p = "tools[0]._meta.auth";
+    let token_url = url::Url::parse("https://idp.example/oauth2/token").unwrap();
     assert_eq!(
-        refused(
+        load(
             &json!({"auth": {"type": "oauth2ClientCredentials", "secret": SM,
-            "tokenUrl": "https://idp.example/oauth2/token", "scopes": ["read"],
+            "tokenUrl": "https://idp.example/oauth2/token", "scopes": ["read", "write:all"],
             "audience": "https://api.example", "clientAuth": "body"}})
         ),
-        vec![format!(
-            "{p}.type: auth type 'oauth2ClientCredentials' is not supported yet"
-        )]
+        Ok(Some(OutboundAuth::OAuth2 {
+            token_url: token_url.clone(),
+            secret: crate::registry::SecretRef::parse(SM).unwrap(),
+            scopes: vec!["read".into(), "write:all".into()],
+            audience: Some("https://api.example".into()),
+            client_auth: crate::registry::ClientAuth::Body,
+        }))
     );
+    assert!(matches!(
+        load(
+            &json!({"auth": {"type": "oauth2ClientCredentials", "secret": SM,
+            "tokenUrl": "https://idp.example/oauth2/token"}})
+        ),
+        Ok(Some(OutboundAuth::OAuth2 {
+            client_auth: crate::registry::ClientAuth::Basic,
+            ..
+        }))
+    ));
     assert_eq!(
         refused(
             &json!({"auth": {"type": "oauth2ClientCredentials", "secret": SM,
@@ -251,22 +266,24 @@ fn m5_oauth2_is_checked_then_refused_as_not_yet_supported_and_sigv4_fields_are_c
             format!(
                 "{p}.tokenUrl: must be an absolute http(s) URL without a user name or password"
             ),
-            format!("{p}.scopes: must be an array of strings"),
+            format!("{p}.scopes: must be an array of strings (RFC 6749 scope tokens)"),
             format!("{p}.audience: must be a string"),
             format!("{p}.clientAuth: must be \"basic\" or \"body\""),
-            format!("{p}.type: auth type 'oauth2ClientCredentials' is not supported yet"),
         ]
     );
     assert_eq!(
         refused(
-            &json!({"auth": {"type": "oauth2ClientCredentials", "secret": SM,
-            "tokenUrl": "/token"}})
+            &json!({"auth": {"type": "oauth2ClientCredentials", "secret": format!("{SM}#id"),
+            "tokenUrl": "/token", "scopes": ["a b"]}})
         ),
         vec![
             format!(
                 "{p}.tokenUrl: must be an absolute http(s) URL without a user name or password"
             ),
-            format!("{p}.type: auth type 'oauth2ClientCredentials' is not supported yet"),
+            format!("{p}.scopes: must be an array of strings (RFC 6749 scope tokens)"),
+            format!(
+                "{p}.secret: must name the whole JSON secret (no #jsonKey): oauth2ClientCredentials reads its \"client_id\" and \"client_secret\""
+            ),
         ]
     );
     assert_eq!(
