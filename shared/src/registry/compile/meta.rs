@@ -215,11 +215,11 @@ impl<'a> MetaFields<'a> {
 }
 
 /// CONTRACT R5, M2: what an http(s) endpoint may not carry. User info would make the HTTP client
-/// send `Authorization: Basic` (the gateway sends no credentials to Tool Services), and a `.` or
+/// send `Authorization: Basic` (a Tool Service credential is `_meta.auth`, M5), and a `.` or
 /// `..` segment would be resolved away before the call, silently calling another path.
 fn endpoint_url_problem(text: &str, url: &url::Url) -> Option<&'static str> {
     if !url.username().is_empty() || url.password().is_some() {
-        return Some("must not carry a user name or password (the gateway sends no credentials)");
+        return Some("must not carry a user name or password (a credential goes in _meta.auth)");
     }
     let after_scheme = text.split_once("://").map_or(text, |(_, rest)| rest);
     let path = after_scheme
