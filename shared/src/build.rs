@@ -71,6 +71,18 @@ impl Config {
     }
 }
 
+impl HttpInvoker {
+    /// The invoker of this process: [`HttpInvoker::from_config`], reading `env:` secret
+    /// references (CONTRACT M5, X12) from the process environment.
+    ///
+    /// # Errors
+    /// As [`HttpInvoker::from_config`].
+    pub fn for_process(config: &Config) -> Result<Self, reqwest::Error> {
+        Ok(Self::from_config(config)?
+            .with_env_lookup(Arc::new(|name: &str| std::env::var(name).ok())))
+    }
+}
+
 impl Gateway<HttpInvoker> {
     /// Cold start: loads the registry ([`load_registry`]) and builds the one HTTP client of
     /// this instance and, when `MCP_AUTH` asks for it, the authenticator (CONTRACT A1).
@@ -88,7 +100,7 @@ impl Gateway<HttpInvoker> {
     /// # Errors
     /// [`GatewayError::Invoker`] when the HTTP client cannot be built.
     pub async fn from_registry(config: Config, registry: Registry) -> Result<Self, GatewayError> {
-        let invoker = HttpInvoker::from_config(&config)?;
+        let invoker = HttpInvoker::for_process(&config)?;
         let auth = Authenticator::from_config(&config).await;
         let gateway = Self::with_registry(config, registry, invoker);
         Ok(match auth {
@@ -108,7 +120,7 @@ impl Gateway<HttpInvoker> {
             Ok(config) => Self::from_config(config).await,
             Err(error) => {
                 tracing::error!(%error, "gateway configuration is broken; tool methods answer -32603");
-                let invoker = HttpInvoker::from_config(&defaults)?;
+                let invoker = HttpInvoker::for_process(&defaults)?;
                 let gateway = Self::with_registry(
                     defaults,
                     Registry::unavailable("the gateway configuration is broken"),

@@ -81,7 +81,7 @@ async fn harness() -> Harness {
     config.lambda_endpoint = Some(server.uri());
     let invoker = HttpInvoker::from_config(&config)
         .unwrap()
-        .with_lambda_credentials("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY");
+        .with_aws_credentials("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY");
     Mock::given(any())
         .respond_with(ResponseTemplate::new(200).set_body_json(json!({"ok": true})))
         .mount(&server)

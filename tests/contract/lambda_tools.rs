@@ -53,7 +53,7 @@ async fn harness() -> Harness {
     config.lambda_endpoint = Some(invoke_api.uri());
     let invoker = HttpInvoker::from_config(&config)
         .unwrap()
-        .with_lambda_credentials("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY");
+        .with_aws_credentials("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY");
     Harness {
         gateway: Arc::new(Gateway::new(config, Ok(snapshot), invoker)),
         tool_service: invoke_api,

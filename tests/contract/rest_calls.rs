@@ -601,7 +601,7 @@ fn m2_table_of_refused_parameters_with_their_json_paths() {
                 t["_meta"]["endpoint"] = json!("https://user:secret@api.example/items/{id}");
             }),
             format!(
-                "{at}.endpoint: must not carry a user name or password (the gateway sends no credentials)"
+                "{at}.endpoint: must not carry a user name or password (a credential goes in _meta.auth)"
             ),
         ),
         (

@@ -91,6 +91,13 @@ fn moto() -> &'static Moto {
     })
 }
 
+/// The shared moto server's URL, for every AWS service it speaks (Secrets Manager and SSM as
+/// well as DynamoDB).
+#[must_use]
+pub fn moto_url() -> String {
+    moto().url.clone()
+}
+
 /// The DynamoDB endpoint of the shared moto server.
 #[must_use]
 pub fn dynamodb_url() -> String {

@@ -1,4 +1,6 @@
 //! CONTRACT N7: the usage event (U1) records the era and the protocol version of each request.
+//! CONTRACT X12: no secret of an outbound credential reaches any log line, at any level, nor the
+//! usage event or the answer.
 //!
 //! A test binary of its own: it installs a `tracing` subscriber for its thread, which other
 //! tests running beside it in one binary would race with for the callsite's cached interest.
@@ -56,6 +58,10 @@ impl<'a> MakeWriter<'a> for Lines {
 }
 
 impl Lines {
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+    }
+
     fn usage_events(&self) -> Vec<Map<String, Value>> {
         let text = String::from_utf8(self.0.lock().unwrap().clone()).unwrap();
         text.lines()
@@ -111,4 +117,127 @@ async fn n7_the_usage_event_records_era_and_protocol_version() {
         ],
         "{events:?}"
     );
+}
+
+/// A secret value no log line, usage event or answer may hold (CONTRACT X12).
+const CANARY: &str = "canary-7f3e9c1d";
+
+#[tokio::test]
+async fn x12_secret_values_never_reach_logs_at_trace_level_usage_events_or_answers() {
+    use std::sync::Arc;
+
+    use base64::Engine as _;
+    use gateway_tests::manifest;
+    use mcp_gateway::invoke::HttpInvoker;
+    use mcp_gateway::registry::compile_manifest;
+    use mcp_gateway::{Config, Gateway};
+    use wiremock::matchers::{any, header, path};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+
+    let lines = Lines::default();
+    let subscriber = tracing_subscriber::fmt()
+        .json()
+        .with_max_level(tracing_subscriber::filter::LevelFilter::TRACE)
+        .with_writer(lines.clone())
+        .finish();
+    let _guard = tracing_subscriber::util::SubscriberInitExt::set_default(subscriber);
+
+    let secret = json!({"api_key": CANARY, "username": "svc", "password": CANARY,
+                        "client_id": "app", "client_secret": CANARY})
+    .to_string();
+    let idp = MockServer::start().await;
+    Mock::given(any())
+        .respond_with(ResponseTemplate::new(200).set_body_json(
+            json!({"access_token": format!("tok-{CANARY}"), "token_type": "Bearer"}),
+        ))
+        .mount(&idp)
+        .await;
+    let store = MockServer::start().await;
+    Mock::given(any())
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"SecretString": secret})))
+        .mount(&store)
+        .await;
+    let tool_service = MockServer::start().await;
+    // The query-keyed tool is refused once (401), then answers with an error naming its URL.
+    Mock::given(path("/refused"))
+        .respond_with(ResponseTemplate::new(401).set_body_string("no"))
+        .mount(&tool_service)
+        .await;
+    Mock::given(header("x-api-key", CANARY))
+        .respond_with(ResponseTemplate::new(200).set_body_string("ok"))
+        .mount(&tool_service)
+        .await;
+    Mock::given(any())
+        .respond_with(ResponseTemplate::new(500).set_body_string("failed"))
+        .mount(&tool_service)
+        .await;
+    let arn = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:tools/k-AbCdEf";
+    let mut document = manifest(&tool_service.uri());
+    let tools = document["routes"][0]["tools"].as_array_mut().unwrap();
+    for (name, endpoint, auth) in [
+        (
+            "in_header",
+            "/h",
+            json!({"type": "apiKey", "in": "header", "name": "X-Api-Key",
+                                   "secret": format!("{arn}#api_key")}),
+        ),
+        (
+            "in_query",
+            "/refused",
+            json!({"type": "apiKey", "in": "query", "name": "key",
+                                        "secret": format!("{arn}#api_key")}),
+        ),
+        ("basic", "/b", json!({"type": "basic", "secret": arn})),
+        (
+            "oauth",
+            "/o",
+            json!({"type": "oauth2ClientCredentials", "secret": arn,
+                               "tokenUrl": format!("{}/token", idp.uri())}),
+        ),
+        (
+            "missing",
+            "/m",
+            json!({"type": "apiKey", "in": "header", "name": "X-Api-Key",
+                                 "secret": format!("{arn}#nope")}),
+        ),
+    ] {
+        tools.push(json!({"name": name, "inputSchema": {"type": "object"},
+            "_meta": {"endpoint": format!("{}{endpoint}", tool_service.uri()), "auth": auth}}));
+    }
+    let mut config = Config::fixed_defaults();
+    config.secrets_manager_endpoint = Some(store.uri());
+    let invoker = HttpInvoker::from_config(&config)
+        .unwrap()
+        .with_aws_credentials("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY");
+    let h = Harness {
+        gateway: Arc::new(Gateway::new(
+            config,
+            Ok(compile_manifest(&document).unwrap()),
+            invoker,
+        )),
+        tool_service,
+    };
+    let mut answers = String::new();
+    for name in ["in_header", "in_query", "basic", "oauth", "missing"] {
+        let body = rpc(
+            json!(1),
+            "tools/call",
+            json!({"name": name, "arguments": {}}),
+        );
+        let answer = h.post("/mcp/core", &body, &[]).await;
+        answers.push_str(&String::from_utf8_lossy(&answer.body));
+    }
+    assert!(answers.contains(r#""text":"ok""#), "{answers}");
+    let logs = lines.text();
+    assert!(logs.contains("TRACE"), "trace lines were captured");
+    assert_eq!(lines.usage_events().len(), 5);
+    assert_eq!(idp.received_requests().await.unwrap().len(), 1);
+    let basic = base64::engine::general_purpose::STANDARD.encode(format!("svc:{CANARY}"));
+    for hidden in [CANARY, basic.as_str(), "123456789012"] {
+        assert!(!logs.contains(hidden), "{hidden} in a log line");
+        assert!(
+            !answers.contains(hidden),
+            "{hidden} in an answer: {answers}"
+        );
+    }
 }

@@ -96,7 +96,7 @@ pub async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         listener,
         gateway,
         threads,
-        || mcp_gateway::invoke::HttpInvoker::from_config(&config),
+        || mcp_gateway::invoke::HttpInvoker::for_process(&config),
         shutdown_signals()?,
         SHUTDOWN_GRACE,
         server::ReadTimeouts {

@@ -1,6 +1,6 @@
-//! `mcp-manifest validate [--route KEY] SOURCE [--json]`: the load-time manifest checks of
-//! CONTRACT R5 (and M1 for a route stack's manifest) as a command for infra teams, plus
-//! portability warnings. Exit codes: `0` valid, `1` invalid (not JSON, any R5 problem, or
+//! `mcp-manifest validate [--route KEY] [--profile local|prod] SOURCE [--json]`: the load-time
+//! manifest checks of CONTRACT R5 (and M1 for a route stack's manifest) as a command for infra
+//! teams, plus portability warnings (and, in `prod`, `env:` secret references, M5). Exit codes: `0` valid, `1` invalid (not JSON, any R5 problem, or
 //! without the route), `2` unreachable.
 //!
 //! `mcp-manifest new-route KEY --bucket BUCKET [--dir DIR] [--stack-name NAME]
@@ -57,6 +57,10 @@ enum Command {
         /// The route the manifest must serve: a route stack's `RouteKey` (CONTRACT M1).
         #[arg(long)]
         route: Option<String>,
+        /// The profile the manifest is for (`local` or `prod`, CONTRACT R3): `prod` warns
+        /// about `env:` secret references (CONTRACT M5).
+        #[arg(long, default_value = "local", value_parser = ["local", "prod"])]
+        profile: String,
     },
     /// Writes a route stack's folder: `manifest.json` (one example tool) and `samconfig.toml`.
     NewRoute {
@@ -155,6 +159,7 @@ async fn validate(
     timeout: Duration,
     max_bytes: usize,
     route: Option<&str>,
+    prod: bool,
 ) -> Report {
     let parsed =
         RegistrySource::parse(source).unwrap_or_else(|_| RegistrySource::File(source.into()));
@@ -201,7 +206,39 @@ async fn validate(
         }
     }
     report.warnings = portability_warnings(&document);
+    if prod {
+        report.warnings.extend(env_secret_warnings(&document));
+    }
     report
+}
+
+/// CONTRACT M5: an `env:` secret reference is for local runs; in the `prod` profile each one
+/// is a warning at its `_meta.auth.secret`.
+fn env_secret_warnings(document: &Value) -> Vec<ManifestProblem> {
+    let mut lists: Vec<(String, &Value)> = Vec::new();
+    if let Some(tools) = document.get("tools") {
+        lists.push(("tools".into(), tools));
+    }
+    if let Some(routes) = document.get("routes").and_then(Value::as_array) {
+        for (i, route) in routes.iter().enumerate() {
+            if let Some(tools) = route.get("tools") {
+                lists.push((format!("routes[{i}].tools"), tools));
+            }
+        }
+    }
+    let mut warnings = Vec::new();
+    for (path, tools) in lists {
+        for (j, tool) in tools.as_array().into_iter().flatten().enumerate() {
+            let secret = tool.pointer("/_meta/auth/secret").and_then(Value::as_str);
+            if secret.is_some_and(|s| s.starts_with("env:")) {
+                warnings.push(ManifestProblem {
+                    path: format!("{path}[{j}]._meta.auth.secret"),
+                    message: "env: references are for local runs; use a Secrets Manager or SSM ARN in prod".into(),
+                });
+            }
+        }
+    }
+    warnings
 }
 
 /// CONTRACT M1: a route stack's manifest serves its route (a `routes` manifest names it, or a
@@ -242,12 +279,14 @@ async fn main() -> ExitCode {
             timeout_ms,
             max_bytes,
             route,
+            profile,
         } => {
             let report = validate(
                 &source,
                 Duration::from_millis(timeout_ms),
                 max_bytes,
                 route.as_deref(),
+                profile == "prod",
             )
             .await;
             if json {

@@ -344,3 +344,27 @@ fn m1_mcp_local_serves_a_scaffolded_route_at_its_path() {
         "{list}"
     );
 }
+
+/// CONTRACT M5: an `env:` secret reference is a warning in the `prod` profile only.
+#[test]
+fn m5_env_secret_references_are_warned_about_in_prod() {
+    let path = temp_manifest(
+        "env-secret.json",
+        &json!({"tools": [{"name": "keyed", "description": "d",
+                           "inputSchema": {"type": "object"},
+                           "_meta": {"endpoint": "https://x/s",
+                                     "auth": {"type": "apiKey", "in": "header",
+                                              "name": "X-Api-Key", "secret": "env:TOOL_KEY"}}}]})
+        .to_string(),
+    );
+    let (code, out) = run(&["validate", &path]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.ends_with(": valid (0 errors, 0 warnings)\n"), "{out}");
+    let (code, out) = run(&["validate", "--profile", "prod", &path]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("warning: tools[0]._meta.auth.secret: env: references are for local runs; use a Secrets Manager or SSM ARN in prod\n"),
+        "{out}"
+    );
+    assert!(out.ends_with(": valid (0 errors, 1 warnings)\n"), "{out}");
+}

@@ -67,6 +67,16 @@ pub struct Config {
     /// function tools, in place of the function's regional one (CONTRACT X10), e.g. a local
     /// Lambda emulator. Unset by default.
     pub lambda_endpoint: Option<String>,
+    /// `AWS_ENDPOINT_URL_SECRETS_MANAGER` (else `AWS_ENDPOINT_URL`): the Secrets Manager
+    /// endpoint outbound credentials are read from (CONTRACT X12), in place of the secret's
+    /// regional one. Unset by default.
+    pub secrets_manager_endpoint: Option<String>,
+    /// `AWS_ENDPOINT_URL_SSM` (else `AWS_ENDPOINT_URL`): the SSM endpoint of parameter
+    /// secrets (CONTRACT X12). Unset by default.
+    pub ssm_endpoint: Option<String>,
+    /// `MCP_SECRET_TTL_S`: how long a secret read for outbound credentials is kept, in
+    /// seconds, default 300; `0` reads it for every call (CONTRACT X12).
+    pub secret_ttl_s: u64,
     /// Inbound authentication: `MCP_AUTH`, `MCP_AUTH_TABLE`, `MCP_RATE_LIMIT`,
     /// `MCP_AUTH_TIMEOUT_MS`, `MCP_RESOURCE_URL` and `MCP_OAUTH_*` (default: none).
     pub auth: AuthConfig,
@@ -99,6 +109,9 @@ impl Config {
             tool_connect_timeout_ms: 3_000,
             tool_proxy: None,
             lambda_endpoint: None,
+            secrets_manager_endpoint: None,
+            ssm_endpoint: None,
+            secret_ttl_s: 300,
             auth: AuthConfig::default(),
         }
     }
@@ -263,28 +276,16 @@ impl Config {
             }
             config.tool_proxy = Some(proxy.to_string());
         }
-        for variable in ["AWS_ENDPOINT_URL_LAMBDA", "AWS_ENDPOINT_URL"] {
-            let Some(endpoint) = get(variable) else {
-                continue;
-            };
-            let endpoint = endpoint.trim().trim_end_matches('/');
-            let parsed = url::Url::parse(endpoint).ok().filter(|url| {
-                matches!(url.scheme(), "http" | "https")
-                    && url.host_str().is_some()
-                    && url.query().is_none()
-                    && url.fragment().is_none()
-                    && url.username().is_empty()
-                    && url.password().is_none()
-            });
-            if parsed.is_none() {
-                return Err(bad(
-                    variable,
-                    "expected an http:// or https:// URL without user info, query or fragment"
-                        .into(),
-                ));
-            }
-            config.lambda_endpoint = Some(endpoint.to_string());
-            break;
+        config.lambda_endpoint = aws_endpoint(&get, "AWS_ENDPOINT_URL_LAMBDA")?;
+        config.secrets_manager_endpoint = aws_endpoint(&get, "AWS_ENDPOINT_URL_SECRETS_MANAGER")?;
+        config.ssm_endpoint = aws_endpoint(&get, "AWS_ENDPOINT_URL_SSM")?;
+        if let Some(raw) = get("MCP_SECRET_TTL_S") {
+            config.secret_ttl_s = raw.trim().parse().map_err(|_| {
+                bad(
+                    "MCP_SECRET_TTL_S",
+                    format!("'{raw}' is not a whole number of seconds"),
+                )
+            })?;
         }
         if let Some(text) = get("MCP_INSTRUCTIONS") {
             config.instructions = Some(text);
@@ -292,6 +293,36 @@ impl Config {
         config.auth = config.auth.from_env_with(&get)?;
         Ok(config)
     }
+}
+
+/// An AWS service endpoint override: the service's own variable, else `AWS_ENDPOINT_URL`, as
+/// the AWS SDKs read them (CONTRACT X10, X12).
+fn aws_endpoint(
+    get: &impl Fn(&str) -> Option<String>,
+    specific: &'static str,
+) -> Result<Option<String>, ConfigError> {
+    for variable in [specific, "AWS_ENDPOINT_URL"] {
+        let Some(endpoint) = get(variable) else {
+            continue;
+        };
+        let endpoint = endpoint.trim().trim_end_matches('/');
+        let parsed = url::Url::parse(endpoint).ok().filter(|url| {
+            matches!(url.scheme(), "http" | "https")
+                && url.host_str().is_some()
+                && url.query().is_none()
+                && url.fragment().is_none()
+                && url.username().is_empty()
+                && url.password().is_none()
+        });
+        if parsed.is_none() {
+            return Err(bad(
+                variable,
+                "expected an http:// or https:// URL without user info, query or fragment".into(),
+            ));
+        }
+        return Ok(Some(endpoint.to_string()));
+    }
+    Ok(None)
 }
 
 fn bad(variable: &'static str, reason: String) -> ConfigError {

@@ -54,6 +54,35 @@ mod gateway {
     }
 
     #[test]
+    fn x12_secret_endpoints_and_ttl() {
+        let c = with(&[
+            ("AWS_ENDPOINT_URL", "http://127.0.0.1:4566"),
+            ("AWS_ENDPOINT_URL_SSM", "http://127.0.0.1:5000/"),
+            ("MCP_SECRET_TTL_S", "0"),
+        ])
+        .unwrap();
+        assert_eq!(
+            c.secrets_manager_endpoint.as_deref(),
+            Some("http://127.0.0.1:4566")
+        );
+        assert_eq!(c.ssm_endpoint.as_deref(), Some("http://127.0.0.1:5000"));
+        assert_eq!(c.secret_ttl_s, 0);
+        let c = with(&[("AWS_ENDPOINT_URL_SECRETS_MANAGER", "https://sm.internal")]).unwrap();
+        assert_eq!(
+            c.secrets_manager_endpoint.as_deref(),
+            Some("https://sm.internal")
+        );
+        assert_eq!((c.ssm_endpoint, c.secret_ttl_s), (None, 300));
+        let error = with(&[("MCP_SECRET_TTL_S", "-1")]).unwrap_err();
+        assert_eq!(
+            (error.variable, error.reason.as_str()),
+            ("MCP_SECRET_TTL_S", "'-1' is not a whole number of seconds")
+        );
+        let error = with(&[("AWS_ENDPOINT_URL_SSM", "ssm.local")]).unwrap_err();
+        assert_eq!(error.variable, "AWS_ENDPOINT_URL_SSM");
+    }
+
+    #[test]
     fn x10_lambda_endpoint_from_the_lambda_variable_before_the_general_one() {
         let c = with(&[
             ("AWS_ENDPOINT_URL", "http://127.0.0.1:4566"),

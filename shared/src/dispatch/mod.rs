@@ -1,8 +1,10 @@
 //! Method dispatch: one exhaustive `match` on the method name, one module per method
 //! (STYLE 6; CONTRACT E4, L, T, X, N3, N4).
 
+mod credentials;
 mod discover;
 mod initialize;
+mod oauth2;
 mod ping;
 mod rest_request;
 mod sent_arguments;

@@ -15,7 +15,7 @@ use crate::registry::{ArgumentLocation, RestCall, TemplatePiece};
 /// Every byte but RFC 3986's unreserved characters (`A-Za-z0-9-._~`) is percent-encoded in a
 /// path segment, a query name or a query value (CONTRACT X9): a value can never add a segment,
 /// a query or a fragment, and a space is `%20`.
-const COMPONENT: &AsciiSet = &NON_ALPHANUMERIC
+pub(super) const COMPONENT: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'-')
     .remove(b'.')
     .remove(b'_')

@@ -1,7 +1,8 @@
 //! `tools/call`: params checks, version resolution, `inputSchema` validation, the Tool Service
 //! call (a REST-shaped one as X9 builds it) and result mapping by the tool's result shape
 //! or a Lambda function's invocation (X10) (CONTRACT X1–X10; `structuredContent` and
-//! MCP-native results as docs/routes.md "Tool results" describes).
+//! MCP-native results as docs/routes.md "Tool results" describes), with the tool's outbound
+//! credential (X12, [`super::credentials`]).
 
 use std::time::{Duration, Instant};
 
@@ -194,8 +195,15 @@ pub(super) async fn handle<I: ToolInvoker>(
                 body,
                 timeout: effective_timeout(call, tool),
                 max_response_bytes: call.config.max_tool_response_bytes,
+                sigv4: None,
             };
-            invoker.invoke(request).await
+            match &tool.auth {
+                None => invoker.invoke(request).await,
+                // CONTRACT X12: the tool's outbound credential, read anew after a 401.
+                Some(auth) => {
+                    super::credentials::invoke_with(invoker, &tool.name, auth, request).await
+                }
+            }
         }
         // CONTRACT X10: the headers do not fit the client context; nothing is invoked.
         Err(refused) => Err(refused),

@@ -14,19 +14,27 @@
 //!   response decompression (no compression bombs); TCP keep-alive and an idle pool under the
 //!   usual 60 s load-balancer idle timeout.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::BytesMut;
 
+use super::aws_sign::AwsSigner;
 use super::lambda::LambdaClient;
+use super::secret_store::{Fetched, SecretCache, SecretError};
+use super::secrets::{EnvLookup, SecretReader};
+use super::token::{TokenError, TokenKey, TokenRequest};
 use super::{InvokeError, ToolInvoker, ToolRequest, ToolResponse, ToolTarget};
 use crate::config::Config;
+use crate::registry::SecretSource;
 
 /// How long an idle pooled connection is kept, below the 60 s idle timeout of common load
 /// balancers so that a reused connection is rarely one the far side already closed.
 const POOL_IDLE_TIMEOUT: Duration = Duration::from_secs(50);
 /// TCP keep-alive probe interval of Tool Service connections.
 const TCP_KEEPALIVE: Duration = Duration::from_secs(30);
+/// The `Accept` of every Tool Service call.
+const ACCEPT: &str = "application/json, text/plain;q=0.9, */*;q=0.1";
 /// Longest `Content-Type` quoted in an `isError` text, in bytes.
 const MAX_QUOTED_CONTENT_TYPE_BYTES: usize = 64;
 
@@ -35,7 +43,13 @@ const MAX_QUOTED_CONTENT_TYPE_BYTES: usize = 64;
 #[derive(Debug, Clone)]
 pub struct HttpInvoker {
     client: reqwest::Client,
-    lambda: std::sync::Arc<LambdaClient>,
+    lambda: Arc<LambdaClient>,
+    /// Where the secrets of outbound credentials are read (CONTRACT X12).
+    secrets: Arc<SecretReader>,
+    /// The instance's kept secrets (`MCP_SECRET_TTL_S`).
+    cache: Arc<SecretCache>,
+    /// The instance's access tokens, each kept for its lifetime (CONTRACT X12).
+    tokens: Arc<SecretCache<TokenKey>>,
 }
 
 impl HttpInvoker {
@@ -68,18 +82,31 @@ impl HttpInvoker {
         if let Some(proxy) = &config.tool_proxy {
             builder = builder.proxy(reqwest::Proxy::all(proxy)?);
         }
+        let signer = Arc::new(AwsSigner::default());
         Ok(Self {
             client: builder.build()?,
-            lambda: std::sync::Arc::new(LambdaClient::new(config.lambda_endpoint.clone())),
+            lambda: Arc::new(LambdaClient::new(
+                config.lambda_endpoint.clone(),
+                signer.clone(),
+            )),
+            secrets: Arc::new(SecretReader {
+                secrets_manager_endpoint: config.secrets_manager_endpoint.clone(),
+                ssm_endpoint: config.ssm_endpoint.clone(),
+                signer,
+                env: None,
+            }),
+            cache: Arc::new(SecretCache::new(Duration::from_secs(config.secret_ttl_s))),
+            tokens: Arc::new(SecretCache::new(Duration::from_secs(config.secret_ttl_s))),
         })
     }
 }
 
 impl HttpInvoker {
-    /// The same invoker signing Lambda invocations (CONTRACT X10) with these fixed credentials
-    /// instead of the standard AWS chain's: for local Lambda emulators and tests.
+    /// The same invoker signing its AWS calls (Lambda invocations, CONTRACT X10; secret
+    /// reads, X12) with these fixed credentials instead of the standard AWS chain's: for local
+    /// emulators and tests.
     #[must_use]
-    pub fn with_lambda_credentials(self, access_key_id: &str, secret_access_key: &str) -> Self {
+    pub fn with_aws_credentials(self, access_key_id: &str, secret_access_key: &str) -> Self {
         let credentials = aws_credential_types::Credentials::new(
             access_key_id,
             secret_access_key,
@@ -87,11 +114,37 @@ impl HttpInvoker {
             None,
             "mcp-gateway-static",
         );
-        let lambda = LambdaClient::new(self.lambda.endpoint_override().map(str::to_string))
-            .with_static_credentials(credentials);
+        let signer = Arc::new(AwsSigner::with_static_credentials(credentials));
+        let lambda = LambdaClient::new(
+            self.lambda.endpoint_override().map(str::to_string),
+            signer.clone(),
+        );
+        let secrets = SecretReader {
+            secrets_manager_endpoint: self.secrets.secrets_manager_endpoint.clone(),
+            ssm_endpoint: self.secrets.ssm_endpoint.clone(),
+            signer,
+            env: self.secrets.env.clone(),
+        };
         Self {
-            client: self.client,
-            lambda: std::sync::Arc::new(lambda),
+            lambda: Arc::new(lambda),
+            secrets: Arc::new(secrets),
+            ..self
+        }
+    }
+
+    /// The same invoker reading `env:` secret references (CONTRACT M5, X12) through `lookup`:
+    /// the process environment, as the composition root reads it.
+    #[must_use]
+    pub fn with_env_lookup(self, lookup: EnvLookup) -> Self {
+        let secrets = SecretReader {
+            secrets_manager_endpoint: self.secrets.secrets_manager_endpoint.clone(),
+            ssm_endpoint: self.secrets.ssm_endpoint.clone(),
+            signer: self.secrets.signer.clone(),
+            env: Some(lookup),
+        };
+        Self {
+            secrets: Arc::new(secrets),
+            ..self
         }
     }
 }
@@ -173,14 +226,49 @@ impl ToolInvoker for HttpInvoker {
             }
         };
         let is_head = method == http::Method::HEAD;
-        let mut builder = self.client.request(method, url).header(
-            http::header::ACCEPT,
-            "application/json, text/plain;q=0.9, */*;q=0.1",
-        );
+        let method_name = method.to_string();
+        let url_text = url.to_string();
+        let mut builder = self
+            .client
+            .request(method, url)
+            .header(http::header::ACCEPT, ACCEPT);
         if !request.body.is_empty() {
             builder = builder
                 .header(http::header::CONTENT_TYPE, "application/json")
-                .body(request.body);
+                .body(request.body.clone());
+        }
+        if let Some(signing) = &request.sigv4 {
+            // CONTRACT X12: signed as sent, with the gateway's own AWS credentials.
+            let mut signed: Vec<(&str, &str)> = Vec::with_capacity(request.headers.len() + 2);
+            signed.push(("accept", ACCEPT));
+            if !request.body.is_empty() {
+                signed.push(("content-type", "application/json"));
+            }
+            for (name, value) in &request.headers {
+                signed.push((name.as_str(), value.to_str().unwrap_or_default()));
+            }
+            // The credentials within the call's time, at most 5 s, as for Lambda tools (X10).
+            self.lambda
+                .signer()
+                .load_within(timeout.min(Duration::from_secs(5)))
+                .await
+                .map_err(|_| InvokeError::NoSigningCredentials)?;
+            let signature = self
+                .lambda
+                .signer()
+                .sign(
+                    method_name.as_str(),
+                    url_text.as_str(),
+                    &signed,
+                    &request.body,
+                    &signing.region,
+                    &signing.service,
+                )
+                .await
+                .map_err(|_| InvokeError::NoSigningCredentials)?;
+            for (name, value) in signature {
+                builder = builder.header(name, value);
+            }
         }
         for (name, value) in request.headers {
             builder = builder.header(name, value);
@@ -220,6 +308,29 @@ impl ToolInvoker for HttpInvoker {
         tokio::time::timeout(timeout, exchange)
             .await
             .unwrap_or(Err(InvokeError::Timeout { timeout_ms }))
+    }
+
+    async fn secret(
+        &self,
+        source: &SecretSource,
+        stale: Option<u64>,
+    ) -> Result<Fetched, SecretError> {
+        self.cache
+            .get(source, stale, || self.secrets.read(&self.client, source))
+            .await
+    }
+
+    async fn token(
+        &self,
+        request: &TokenRequest,
+        stale: Option<u64>,
+    ) -> Result<Fetched, TokenError> {
+        let default_ttl = self.tokens.ttl();
+        self.tokens
+            .get_for(&request.key, stale, || {
+                super::token_endpoint::obtain(&self.client, request, default_ttl)
+            })
+            .await
     }
 }
 

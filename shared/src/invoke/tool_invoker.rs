@@ -7,7 +7,9 @@ use std::time::Duration;
 use bytes::Bytes;
 use http::{HeaderName, HeaderValue, Method, StatusCode};
 
-use crate::registry::FunctionArn;
+use super::secret_store::{Fetched, SecretError};
+use super::token::{TokenError, TokenRequest};
+use crate::registry::{FunctionArn, SecretSource};
 
 /// Where one Tool Service call goes (CONTRACT X4, X10).
 #[derive(Debug, Clone)]
@@ -29,6 +31,16 @@ pub enum ToolTarget {
     },
 }
 
+/// How a `sigv4` tool's request is signed (CONTRACT X12): SigV4 with the gateway's own AWS
+/// credentials.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SigV4Signing {
+    /// The service's signing name, e.g. `execute-api`.
+    pub service: String,
+    /// The signing region.
+    pub region: String,
+}
+
 /// One Tool Service call (CONTRACT X4, X10).
 #[derive(Debug, Clone)]
 pub struct ToolRequest {
@@ -46,6 +58,8 @@ pub struct ToolRequest {
     pub timeout: Duration,
     /// Most body bytes to read (`MCP_MAX_TOOL_RESPONSE_BYTES`, CONTRACT X6).
     pub max_response_bytes: usize,
+    /// A `sigv4` tool's signing (CONTRACT X12): the invoker signs the request as it sends it.
+    pub sigv4: Option<SigV4Signing>,
 }
 
 /// A Tool Service answer that was read whole.
@@ -151,6 +165,15 @@ pub enum InvokeError {
         /// A short description that names no endpoint, account or secret.
         kind: &'static str,
     },
+    /// A `sigv4` tool's request could not be signed; nothing was sent (CONTRACT X12).
+    #[error("The gateway has no AWS credentials to sign the Tool Service request")]
+    NoSigningCredentials,
+    /// The tool's outbound credential could not be made; nothing was sent (CONTRACT X12).
+    #[error("{text}")]
+    Credential {
+        /// `Tool '<name>': the credential could not be read (<what failed>)`.
+        text: String,
+    },
 }
 
 /// Executes Tool Service calls. Implementations must enforce `timeout` and
@@ -164,4 +187,37 @@ pub trait ToolInvoker: Send + Sync + 'static {
         &self,
         request: ToolRequest,
     ) -> impl Future<Output = Result<ToolResponse, InvokeError>> + Send;
+
+    /// The secret of an outbound credential (CONTRACT X12): the instance's kept read unless it
+    /// is older than `MCP_SECRET_TTL_S` or is the `stale` read the Tool Service refused, else a
+    /// new read, one at a time per secret. The caller bounds it with its time limit. An invoker
+    /// that reads no secrets answers [`SecretError::Unsupported`].
+    ///
+    /// # Errors
+    /// [`SecretError`] for every read that gave no secret.
+    fn secret(
+        &self,
+        source: &SecretSource,
+        stale: Option<u64>,
+    ) -> impl Future<Output = Result<Fetched, SecretError>> + Send {
+        let _ = (source, stale);
+        std::future::ready(Err(SecretError::Unsupported))
+    }
+
+    /// The access token of an `oauth2ClientCredentials` tool (CONTRACT X12): the instance's
+    /// kept token for this request unless it expired or is the `stale` one the Tool Service
+    /// refused, else a new one from the token endpoint, one request at a time per key. The
+    /// caller bounds it with its time limit. An invoker that obtains no tokens answers
+    /// [`TokenError::Unsupported`].
+    ///
+    /// # Errors
+    /// [`TokenError`] when no token was obtained.
+    fn token(
+        &self,
+        request: &TokenRequest,
+        stale: Option<u64>,
+    ) -> impl Future<Output = Result<Fetched, TokenError>> + Send {
+        let _ = (request, stale);
+        std::future::ready(Err(TokenError::Unsupported))
+    }
 }

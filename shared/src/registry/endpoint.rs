@@ -75,18 +75,6 @@ impl FunctionArn {
                 && s.bytes()
                     .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_'))
         };
-        let region_ok = {
-            let pieces: Vec<&str> = region.split('-').collect();
-            pieces.len() >= 3
-                && pieces.iter().all(|p| {
-                    !p.is_empty()
-                        && p.bytes()
-                            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
-                })
-                && pieces
-                    .last()
-                    .is_some_and(|p| p.bytes().all(|b| b.is_ascii_digit()))
-        };
         // A version is a number from 1 without leading zeros; an alias starts with a letter,
         // `-` or `_`.
         let qualifier_ok = qualifier.is_none_or(|q| {
@@ -97,16 +85,7 @@ impl FunctionArn {
                 || (word(q, 128) && !q.as_bytes()[0].is_ascii_digit())
         });
         // Each partition's regions: `cn-…` in aws-cn, `us-gov-…` in aws-us-gov, neither in aws.
-        let partition_ok = match partition {
-            "aws" => !region.starts_with("cn-") && !region.starts_with("us-gov-"),
-            "aws-cn" => region.starts_with("cn-"),
-            "aws-us-gov" => region.starts_with("us-gov-"),
-            _ => false,
-        };
-        if !partition_ok
-            || !region_ok
-            || account.len() != 12
-            || !account.bytes().all(|b| b.is_ascii_digit())
+        if !super::outbound_auth::is_partition_region_account(partition, region, account)
             || !word(name, 64)
             || !qualifier_ok
         {

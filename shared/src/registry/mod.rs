@@ -8,6 +8,7 @@
 pub(crate) mod compile;
 mod endpoint;
 mod lazy_validator;
+mod outbound_auth;
 mod portability;
 mod rest;
 pub(crate) mod snapshot;
@@ -17,6 +18,7 @@ mod state;
 pub use compile::{MAX_TOOL_TIMEOUT_MS, ManifestProblem, RESERVED_HEADERS, compile_manifest};
 pub use endpoint::{Endpoint, FunctionArn};
 pub use lazy_validator::LazyValidator;
+pub use outbound_auth::{AwsArn, ClientAuth, KeyPlacement, OutboundAuth, SecretRef, SecretSource};
 pub use portability::portability_warnings;
 pub use rest::{ArgumentLocation, EndpointTemplate, RestCall, TemplatePiece};
 pub use snapshot::{

@@ -50,6 +50,8 @@ pub struct Tool {
     /// How a REST-shaped tool (one with `_meta.parameters`) places its arguments in the URL,
     /// headers and body (CONTRACT M2, X9); `None`: the whole `arguments` object is the body (X4).
     pub rest: Option<crate::registry::RestCall>,
+    /// `_meta.auth`: the credential the calls present to the Tool Service (CONTRACT M5, X12).
+    pub auth: Option<crate::registry::OutboundAuth>,
 }
 
 impl Tool {

@@ -1,9 +1,11 @@
 //! A tool's `_meta` (CONTRACT M, M2, M4, R5): its version, whether it is active, its endpoint
 //! (an http(s) URL or a Lambda function ARN), method, timeout, result format and, for a
-//! REST-shaped tool, its `parameters` ([`super::rest`]).
+//! REST-shaped tool, its `parameters` ([`super::rest`]), and its outbound credential
+//! (`auth`, [`super::auth`], CONTRACT M5).
 
 use serde_json::{Map, Value};
 
+use super::auth::{AuthInput, compile_auth};
 use super::problems::{Problems, join, string_field};
 use super::rest::{RestInput, check_no_placeholders, compile_rest};
 use crate::registry::{Endpoint, FunctionArn, ResultFormat};
@@ -25,6 +27,7 @@ pub(super) struct MetaParts {
     pub(super) timeout_ms: Option<u64>,
     pub(super) result_format: ResultFormat,
     pub(super) rest: Option<crate::registry::RestCall>,
+    pub(super) auth: Option<crate::registry::OutboundAuth>,
 }
 
 /// Compiles the `_meta` of the tool at `path` (CONTRACT M, M2, M4, R5); `input_schema` is the
@@ -146,6 +149,22 @@ pub(super) fn compile_meta(
         }
         _ => None,
     };
+    // CONTRACT M5: the outbound credential, checked against where the arguments go.
+    let auth = fields.auth.and_then(|auth| {
+        compile_auth(
+            &AuthInput {
+                auth,
+                meta_path: &meta_path,
+                is_lambda: matches!(endpoint, Some(Endpoint::Lambda(_))),
+                rest: rest.as_ref(),
+                host: match &endpoint {
+                    Some(Endpoint::Http(url)) => url.host_str(),
+                    _ => None,
+                },
+            },
+            problems,
+        )
+    });
     if problems.0.len() > before {
         return None;
     }
@@ -157,6 +176,7 @@ pub(super) fn compile_meta(
         timeout_ms,
         result_format,
         rest,
+        auth,
     })
 }
 
@@ -170,6 +190,7 @@ struct MetaFields<'a> {
     timeout_ms: Option<&'a Value>,
     result_format: Option<&'a Value>,
     parameters: Option<&'a Value>,
+    auth: Option<&'a Value>,
 }
 
 impl<'a> MetaFields<'a> {
@@ -184,6 +205,7 @@ impl<'a> MetaFields<'a> {
                 "timeoutMs" => &mut fields.timeout_ms,
                 "resultFormat" => &mut fields.result_format,
                 "parameters" => &mut fields.parameters,
+                "auth" => &mut fields.auth,
                 _ => continue,
             };
             *field = Some(value);
@@ -193,11 +215,11 @@ impl<'a> MetaFields<'a> {
 }
 
 /// CONTRACT R5, M2: what an http(s) endpoint may not carry. User info would make the HTTP client
-/// send `Authorization: Basic` (the gateway sends no credentials to Tool Services), and a `.` or
+/// send `Authorization: Basic` (a Tool Service credential is `_meta.auth`, M5), and a `.` or
 /// `..` segment would be resolved away before the call, silently calling another path.
 fn endpoint_url_problem(text: &str, url: &url::Url) -> Option<&'static str> {
     if !url.username().is_empty() || url.password().is_some() {
-        return Some("must not carry a user name or password (the gateway sends no credentials)");
+        return Some("must not carry a user name or password (a credential goes in _meta.auth)");
     }
     let after_scheme = text.split_once("://").map_or(text, |(_, rest)| rest);
     let path = after_scheme

@@ -6,6 +6,7 @@
 //! - `manifest`: the document, its routes and each route's `tools/list` and lookup;
 //! - `tool`: one tool, its schemas and public `tools/list` fields;
 //! - `meta`: a tool's `_meta` (endpoint, method, timeout, result format, version, active);
+//! - `auth`: a tool's `_meta.auth`, its outbound credential (CONTRACT M5);
 //! - `header_params`: a tool's `x-mcp-header` annotations (CONTRACT N6);
 //! - `rest`: a REST-shaped tool's `_meta.parameters` and endpoint template (CONTRACT M2);
 //! - `token`: HTTP header names (RFC 9110 `token`);
@@ -41,6 +42,7 @@ macro_rules! scalars_are {
     };
 }
 
+mod auth;
 mod first_pass;
 mod header_params;
 mod list_entry;
@@ -56,6 +58,8 @@ mod token;
 mod tool;
 mod tool_stream;
 
+#[cfg(test)]
+mod auth_tests;
 #[cfg(test)]
 mod not_json_tests;
 #[cfg(test)]

@@ -51,7 +51,7 @@ pub(super) fn outcome(
                             .collect()
                     };
                     format!(
-                        "{name} {} {} {} {:?} {:?} {:?} {:?} {:?} {:?}",
+                        "{name} {} {} {} {:?} {:?} {:?} {:?} {:?} {:?} {:?}",
                         tool.version,
                         tool.endpoint,
                         tool.method,
@@ -59,6 +59,7 @@ pub(super) fn outcome(
                         tool.result_format,
                         tool.header_params,
                         tool.rest.is_some(),
+                        tool.auth,
                         judge(&tool.input_schema),
                         tool.output_schema.as_ref().map(judge),
                     )

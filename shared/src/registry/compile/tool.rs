@@ -112,6 +112,7 @@ pub(super) fn compile_tool(
             result_format: meta.result_format,
             header_params,
             rest: meta.rest,
+            auth: meta.auth,
         },
         meta.active,
     ))

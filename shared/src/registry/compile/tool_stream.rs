@@ -335,6 +335,7 @@ impl ToolDraft<'_> {
             result_format: meta.result_format,
             header_params,
             rest: meta.rest,
+            auth: meta.auth,
         };
         Some(CompiledTool {
             tool: Some((Arc::new(tool), meta.active)),

@@ -1,0 +1,186 @@
+//! The gateway's own AWS request signing, shared by every AWS API it calls over its one reqwest
+//! client (the Lambda Invoke API, CONTRACT X10; Secrets Manager and SSM reads, X12): SigV4
+//! (`aws-sigv4`, the signer the AWS SDK clients use) with credentials from the standard AWS
+//! chain.
+//!
+//! Credentials are loaded the first time a call needs them, never at cold start, and kept until
+//! five minutes before they expire.
+
+use std::sync::Mutex;
+use std::time::{Duration, SystemTime};
+
+use aws_credential_types::Credentials;
+use aws_credential_types::provider::error::CredentialsError;
+use aws_credential_types::provider::{ProvideCredentials, SharedCredentialsProvider};
+use aws_sigv4::http_request::{SignableBody, SignableRequest, SigningSettings, sign};
+use aws_sigv4::sign::v4;
+
+/// Credentials this close to their expiry are fetched anew.
+const CREDENTIALS_MARGIN: Duration = Duration::from_mins(5);
+
+/// Why a request could not be signed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum SignError {
+    /// The standard AWS chain gave no credentials (no provider of it has any).
+    NoCredentials,
+    /// A provider of the chain did not answer within `timeout_ms` (its own bound, or the
+    /// caller's of [`AwsSigner::load_within`]).
+    CredentialsTimeout {
+        /// The bound that ran out, in ms.
+        timeout_ms: u64,
+    },
+    /// A provider of the chain failed (a refused connection, an error answer, an invalid
+    /// configuration): `kind` names what, never the endpoint, a token or a key.
+    CredentialsFailed {
+        /// A short description.
+        kind: &'static str,
+    },
+    /// The request itself could not be signed (never seen with the gateway's own requests).
+    Unsignable,
+}
+
+/// Milliseconds of `duration`, saturating.
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// The [`SignError`] of a credential chain's failure (CONTRACT X10): none found, a provider that
+/// timed out by its own bound, an invalid configuration, or a provider that failed. The
+/// provider's own message is never kept (it may name the endpoint, a token or a key).
+pub(super) fn credentials_error(error: &CredentialsError) -> SignError {
+    match error {
+        CredentialsError::CredentialsNotLoaded(_) => SignError::NoCredentials,
+        CredentialsError::ProviderTimedOut(timed_out) => SignError::CredentialsTimeout {
+            timeout_ms: millis(timed_out.timeout_duration()),
+        },
+        CredentialsError::InvalidConfiguration(_) => SignError::CredentialsFailed {
+            kind: "the credential configuration is invalid",
+        },
+        _ => SignError::CredentialsFailed {
+            kind: "the credential provider failed",
+        },
+    }
+}
+
+/// Credentials from the standard AWS chain (or fixed ones), and the SigV4 signature of a
+/// request made with them.
+#[derive(Debug, Default)]
+pub(super) struct AwsSigner {
+    provider: tokio::sync::OnceCell<Option<SharedCredentialsProvider>>,
+    cached: Mutex<Option<Credentials>>,
+}
+
+impl AwsSigner {
+    /// A signer with fixed credentials instead of the chain's.
+    pub(super) fn with_static_credentials(credentials: Credentials) -> Self {
+        Self {
+            provider: tokio::sync::OnceCell::new_with(Some(Some(SharedCredentialsProvider::new(
+                credentials,
+            )))),
+            cached: Mutex::default(),
+        }
+    }
+
+    async fn credentials(&self) -> Result<Credentials, SignError> {
+        let fresh = |c: &Credentials| {
+            c.expiry()
+                .is_none_or(|expiry| expiry > SystemTime::now() + CREDENTIALS_MARGIN)
+        };
+        if let Some(credentials) = self
+            .cached
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .as_ref()
+            .filter(|c| fresh(c))
+        {
+            return Ok(credentials.clone());
+        }
+        let provider = self
+            .provider
+            .get_or_init(|| async {
+                aws_config::defaults(aws_config::BehaviorVersion::latest())
+                    .http_client(crate::aws_http::sdk_http_client())
+                    .load()
+                    .await
+                    .credentials_provider()
+            })
+            .await
+            .as_ref()
+            .ok_or(SignError::NoCredentials)?;
+        let credentials = provider
+            .provide_credentials()
+            .await
+            .map_err(|error| credentials_error(&error))?;
+        *self
+            .cached
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(credentials.clone());
+        Ok(credentials)
+    }
+
+    /// Loads the credentials (or finds them kept) within `bound`, so that a signature made
+    /// right after needs no wait (CONTRACT X10: a credentials endpoint that never answers is
+    /// reported as such).
+    ///
+    /// # Errors
+    /// [`SignError::CredentialsTimeout`] naming `bound` when they are not there by then, else
+    /// the chain's own failure.
+    pub(super) async fn load_within(&self, bound: Duration) -> Result<(), SignError> {
+        tokio::time::timeout(bound, self.credentials())
+            .await
+            .map_err(|_| SignError::CredentialsTimeout {
+                timeout_ms: millis(bound),
+            })?
+            .map(|_| ())
+    }
+
+    /// The headers that sign a `POST` of `body` to `url` with `headers` for `service` in
+    /// `region` (SigV4).
+    pub(super) async fn sign_post(
+        &self,
+        url: &str,
+        headers: &[(&str, &str)],
+        body: &[u8],
+        region: &str,
+        service: &str,
+    ) -> Result<Vec<(String, String)>, SignError> {
+        self.sign("POST", url, headers, body, region, service).await
+    }
+
+    /// The headers that sign a `method` request of `body` to `url` with `headers` for
+    /// `service` in `region` (SigV4).
+    pub(super) async fn sign(
+        &self,
+        method: &str,
+        url: &str,
+        headers: &[(&str, &str)],
+        body: &[u8],
+        region: &str,
+        service: &str,
+    ) -> Result<Vec<(String, String)>, SignError> {
+        let identity = self.credentials().await?.into();
+        let params = v4::SigningParams::builder()
+            .identity(&identity)
+            .region(region)
+            .name(service)
+            .time(SystemTime::now())
+            .settings(SigningSettings::default())
+            .build()
+            .map_err(|_| SignError::NoCredentials)?
+            .into();
+        let signable = SignableRequest::new(
+            method,
+            url,
+            headers.iter().copied(),
+            SignableBody::Bytes(body),
+        )
+        .map_err(|_| SignError::Unsignable)?;
+        let (instructions, _signature) = sign(signable, &params)
+            .map_err(|_| SignError::Unsignable)?
+            .into_parts();
+        Ok(instructions
+            .headers()
+            .map(|(name, value)| (name.to_owned(), value.to_owned()))
+            .collect())
+    }
+}
