@@ -7,6 +7,7 @@ mod aws_sign;
 mod http;
 mod lambda;
 mod lambda_invocation;
+mod lambda_redaction;
 mod secret_store;
 mod secrets;
 mod token;
