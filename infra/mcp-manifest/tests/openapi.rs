@@ -267,15 +267,15 @@ fn tool<'a>(tools: &'a [Value], name: &str) -> &'a Value {
 }
 
 const PETSTORE_LINES: [&str; 10] = [
-    "warning: POST /pet (addPet): secured by 'petstore_auth': the gateway sends no credentials to Tool Services yet",
-    "warning: PUT /pet (updatePet): secured by 'petstore_auth': the gateway sends no credentials to Tool Services yet",
-    "warning: GET /pet/findByStatus (findPetsByStatus): secured by 'petstore_auth': the gateway sends no credentials to Tool Services yet",
-    "warning: GET /pet/findByTags (findPetsByTags): secured by 'petstore_auth': the gateway sends no credentials to Tool Services yet",
-    "warning: GET /pet/{petId} (getPetById): secured by 'api_key': the gateway sends no credentials to Tool Services yet",
+    "warning: POST /pet (addPet): secured by 'petstore_auth': no --credential binds it, so the gateway sends it no credentials",
+    "warning: PUT /pet (updatePet): secured by 'petstore_auth': no --credential binds it, so the gateway sends it no credentials",
+    "warning: GET /pet/findByStatus (findPetsByStatus): secured by 'petstore_auth': no --credential binds it, so the gateway sends it no credentials",
+    "warning: GET /pet/findByTags (findPetsByTags): secured by 'petstore_auth': no --credential binds it, so the gateway sends it no credentials",
+    "warning: GET /pet/{petId} (getPetById): secured by 'api_key': no --credential binds it, so the gateway sends it no credentials",
     "skipped POST /pet/{petId} (updatePetWithForm): request body is application/x-www-form-urlencoded, not JSON",
-    "warning: DELETE /pet/{petId} (deletePet): secured by 'petstore_auth': the gateway sends no credentials to Tool Services yet",
+    "warning: DELETE /pet/{petId} (deletePet): secured by 'petstore_auth': no --credential binds it, so the gateway sends it no credentials",
     "", // uploadFile: its media type differs between 3.0 and 3.1
-    "warning: GET /store/inventory (getInventory): secured by 'api_key': the gateway sends no credentials to Tool Services yet",
+    "warning: GET /store/inventory (getInventory): secured by 'api_key': no --credential binds it, so the gateway sends it no credentials",
     "wrote 18 tools for route 'petstore' (skipped 2)",
 ];
 

@@ -155,7 +155,7 @@ fn m5_two_schemes_at_once_cannot_be_one_credential_and_are_warned_or_skipped() {
     assert_eq!(
         lines,
         [
-            "warning: GET /things (op): secured by 'header_key': the gateway sends no credentials to Tool Services yet"
+            "warning: GET /things (op): secured by 'header_key': no --credential binds it, so the gateway sends it no credentials"
         ]
     );
 }

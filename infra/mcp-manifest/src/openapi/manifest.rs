@@ -2,8 +2,6 @@
 //! manifest with this route's imported tools merged in (`--merge`); checked as `validate` checks
 //! (R5, M1) and against the size limit before anything is written.
 
-use std::borrow::Cow;
-
 use mcp_gateway::registry::compile_manifest;
 use serde_json::{Value, json};
 
@@ -184,7 +182,7 @@ pub(crate) fn checked_text(
     key: &str,
     max_bytes: usize,
 ) -> Result<String, Vec<String>> {
-    let snapshot = compile_manifest(&without_auth(manifest)).map_err(|problems| {
+    let snapshot = compile_manifest(manifest).map_err(|problems| {
         problems
             .into_iter()
             .map(|p| {
@@ -208,41 +206,6 @@ pub(crate) fn checked_text(
         )]);
     }
     Ok(text)
-}
-
-/// The manifest without its tools' `_meta.auth` (CONTRACT M5), for the loader check of
-/// [`checked_text`]: `_meta.auth` is checked by the gateway's loader once it knows it; until then
-/// the loader check leaves it out, and the import writes only what `--credential` checked.
-fn without_auth(manifest: &Value) -> Cow<'_, Value> {
-    let has_auth = |tools: Option<&Value>| {
-        tools
-            .and_then(Value::as_array)
-            .is_some_and(|tools| tools.iter().any(|t| t.pointer("/_meta/auth").is_some()))
-    };
-    let routes = manifest.get("routes").and_then(Value::as_array);
-    let any = has_auth(manifest.get("tools"))
-        || routes
-            .into_iter()
-            .flatten()
-            .any(|route| has_auth(route.get("tools")));
-    if !any {
-        return Cow::Borrowed(manifest);
-    }
-    let mut copy = manifest.clone();
-    let strip = |tools: Option<&mut Value>| {
-        for tool in tools.and_then(Value::as_array_mut).into_iter().flatten() {
-            if let Some(Value::Object(meta)) = tool.get_mut("_meta") {
-                meta.shift_remove("auth");
-            }
-        }
-    };
-    strip(copy.get_mut("tools"));
-    if let Some(Value::Array(routes)) = copy.get_mut("routes") {
-        for route in routes {
-            strip(route.get_mut("tools"));
-        }
-    }
-    Cow::Owned(copy)
 }
 
 #[cfg(test)]

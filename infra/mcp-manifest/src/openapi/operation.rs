@@ -155,7 +155,7 @@ pub(crate) fn map(context: &Context<'_>, operation: &Operation<'_>) -> Result<Ma
                 "secured by {schemes}: no alternative of its security requirement is one scheme bound with --credential, so the gateway sends it no credentials"
             )
         } else {
-            format!("secured by {schemes}: the gateway sends no credentials to Tool Services yet")
+            format!("secured by {schemes}: no --credential binds it, so the gateway sends it no credentials")
         });
     }
     let output = response::output_schema(context, operation, &mut warnings);

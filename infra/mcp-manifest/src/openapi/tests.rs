@@ -116,7 +116,7 @@ fn m3_secured_operations_warn_or_are_skipped_with_skip_secured() {
     assert_eq!(
         outcome.lines,
         [
-            "warning: GET /closed (closed): secured by 'api_key': the gateway sends no credentials to Tool Services yet"
+            "warning: GET /closed (closed): secured by 'api_key': no --credential binds it, so the gateway sends it no credentials"
         ]
     );
     let outcome = import(
