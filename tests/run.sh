@@ -24,5 +24,16 @@ if [[ ! -f $openapi_stamp || "$(cat "$openapi_stamp")" != "$openapi_want" ]]; th
   echo "$openapi_want" >"$openapi_stamp"
 fi
 
+# The OAuth 2.0 authorization server the oauth2ClientCredentials contract tests get their tokens
+# from (tests/contract/outbound_oauth2_server.rs): oidc-provider pinned by
+# tests/oauth/package-lock.json, installed again only when the lock file changed.
+oauth_stamp=tests/oauth/node_modules/.package-lock.sha256
+oauth_want=$(sha256sum tests/oauth/package-lock.json | cut -d' ' -f1)
+if [[ ! -f $oauth_stamp || "$(cat "$oauth_stamp")" != "$oauth_want" ]]; then
+  echo "tests/run.sh: installing the OAuth authorization server from tests/oauth/package-lock.json"
+  (cd tests/oauth && npm ci --no-audit --no-fund --loglevel=error)
+  echo "$oauth_want" >"$oauth_stamp"
+fi
+
 cargo test --workspace --locked
 ./tests/interop/run.sh

@@ -17,6 +17,7 @@ mod modern;
 mod outbound_credential_failures;
 mod outbound_credentials;
 mod outbound_oauth2;
+mod outbound_oauth2_server;
 mod outbound_sigv4;
 mod registry;
 mod rejections;

@@ -177,6 +177,9 @@ impl<K: std::hash::Hash + Eq + Clone> SecretCache<K> {
         F: FnOnce() -> Fut,
         Fut: Future<Output = Result<(SecretText, Duration), E>>,
     {
+        // Reads numbered from here on end while this call waits: it takes them whatever their
+        // lifetime (one shorter than the expiry margin, a zero TTL), as it takes a kept one.
+        let waiting_since = self.reads.load(Ordering::Relaxed);
         let slot = self
             .slots
             .lock()
@@ -186,7 +189,7 @@ impl<K: std::hash::Hash + Eq + Clone> SecretCache<K> {
             .clone();
         let mut entry = slot.lock().await;
         if let Some(kept) = entry.as_ref()
-            && kept.at.elapsed() < kept.ttl
+            && (kept.at.elapsed() < kept.ttl || kept.fetched.generation >= waiting_since)
             && stale != Some(kept.fetched.generation)
         {
             return Ok(kept.fetched.clone());
@@ -262,7 +265,8 @@ mod tests {
         assert_eq!(format!("{:?}", late.value), "<secret>");
     }
 
-    /// A failed read is not kept; a zero TTL keeps nothing.
+    /// A failed read is not kept; a zero TTL keeps nothing for later calls, but the calls
+    /// that waited for a read take it.
     #[tokio::test(start_paused = true)]
     async fn x12_failures_and_a_zero_ttl_keep_nothing() {
         let cache = SecretCache::new(Duration::ZERO);
@@ -281,6 +285,21 @@ mod tests {
                 .unwrap();
         }
         assert_eq!(reads.load(Ordering::SeqCst), 3);
+        // Calls that wait together for a read that is kept for no time share it.
+        let calls = (0..8).map(|_| cache.get(&source, None, || counted(&reads, "w")));
+        let got: Vec<u64> = futures_join(calls)
+            .await
+            .into_iter()
+            .map(|f| f.unwrap().generation)
+            .collect();
+        assert_eq!(reads.load(Ordering::SeqCst), 4);
+        assert!(got.iter().all(|g| *g == got[0]));
+        // A read the Tool Service refused is not taken by the calls that waited for it.
+        let again = (0..3).map(|_| cache.get(&source, Some(got[0]), || counted(&reads, "x")));
+        for fetched in futures_join(again).await {
+            assert_ne!(fetched.unwrap().generation, got[0]);
+        }
+        assert_eq!(reads.load(Ordering::SeqCst), 5);
     }
 
     async fn futures_join<F: Future>(futures: impl Iterator<Item = F>) -> Vec<F::Output> {
