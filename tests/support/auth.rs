@@ -35,8 +35,10 @@ struct Moto {
     _child: Mutex<Child>,
 }
 
-/// The Python that has moto installed: `$MOTO_PYTHON`, else the repository's `.venv`.
-fn moto_python() -> PathBuf {
+/// The Python that has moto (and with it botocore) installed: `$MOTO_PYTHON`, else the
+/// repository's `.venv` (panics naming `tests/run.sh` when there is none).
+#[must_use]
+pub fn moto_python() -> PathBuf {
     if let Some(path) = std::env::var_os("MOTO_PYTHON") {
         return PathBuf::from(path);
     }

@@ -205,7 +205,7 @@ impl ToolInvoker for HttpInvoker {
         let timeout = request.timeout;
         let timeout_ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
         let limit = request.max_response_bytes;
-        let (method, url) = match request.target {
+        let (method, mut url) = match request.target {
             ToolTarget::Http { method, url } => (method, url),
             ToolTarget::Lambda {
                 function,
@@ -225,6 +225,10 @@ impl ToolInvoker for HttpInvoker {
                     .await;
             }
         };
+        if request.sigv4.is_some() {
+            // CONTRACT X12: the query sent in the encoding it is signed in.
+            super::aws_sign::sigv4_query(&mut url);
+        }
         let is_head = method == http::Method::HEAD;
         let method_name = method.to_string();
         let url_text = url.to_string();
