@@ -14,6 +14,9 @@
 //! - `POST /petstore/v2/pet` (a Pet) → `200` the pet with its new `id`.
 //! - `DELETE /petstore/v2/pet/{petId}` (`api_key` header required) → `200`, `404`, or `401`
 //!   without the header.
+//! - `GET /petstore/v2/store/inventory` (the `api_key` security scheme: header `api_key` with
+//!   the Petstore's demo key [`PETSTORE_API_KEY`]) → `200` pets per status, `401` without the
+//!   key or with another one.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -137,6 +140,10 @@ async fn create_ticket(Json(args): Json<Value>) -> (StatusCode, Json<Value>) {
     )
 }
 
+/// The key the Petstore's `GET /store/inventory` accepts: the demo key of the published
+/// Petstore document.
+pub const PETSTORE_API_KEY: &str = "special-key";
+
 /// The Petstore's pets by id, seeded with three.
 type Pets = Arc<Mutex<BTreeMap<i64, Value>>>;
 
@@ -214,12 +221,34 @@ async fn delete_pet(
     }
 }
 
+async fn get_inventory(State(pets): State<Pets>, headers: HeaderMap) -> (StatusCode, Json<Value>) {
+    if headers
+        .get("api_key")
+        .map(axum::http::HeaderValue::as_bytes)
+        != Some(PETSTORE_API_KEY.as_bytes())
+    {
+        return (
+            StatusCode::UNAUTHORIZED,
+            Json(json!({"code": 401, "type": "error", "message": "a valid api_key is required"})),
+        );
+    }
+    let pets = pets.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut counts: BTreeMap<String, u64> = BTreeMap::new();
+    for pet in pets.values() {
+        if let Some(status) = pet["status"].as_str() {
+            *counts.entry(status.to_string()).or_default() += 1;
+        }
+    }
+    (StatusCode::OK, Json(json!(counts)))
+}
+
 /// The Petstore operations under `/petstore/v2`, over fresh in-memory pets.
 fn petstore() -> Router {
     Router::new()
         .route("/pet", post(add_pet))
         .route("/pet/findByStatus", get(find_pets_by_status))
         .route("/pet/{petId}", get(get_pet).delete(delete_pet))
+        .route("/store/inventory", get(get_inventory))
         .with_state(seeded_pets())
 }
 

@@ -17,11 +17,20 @@ fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// The fenced blocks of `language` between the `openapi` markers of docs/routes.md, in order.
-fn guide_blocks(language: &str) -> Vec<String> {
-    let guide = include_str!("../../../docs/routes.md");
-    let start = guide.find("<!-- openapi:start -->").expect("start marker");
-    let end = guide.find("<!-- openapi:end -->").expect("end marker");
+/// docs/routes.md, with the `openapi` walk-through.
+const ROUTES_GUIDE: &str = include_str!("../../../docs/routes.md");
+/// infra/README.md, with the `openapi-secured` walk-through.
+const INFRA_README: &str = include_str!("../../README.md");
+
+/// The fenced blocks of `language` between the `<!-- marker:start -->` and `<!-- marker:end -->`
+/// comments of `guide`, in order.
+fn blocks(guide: &str, marker: &str, language: &str) -> Vec<String> {
+    let start = guide
+        .find(&format!("<!-- {marker}:start -->"))
+        .expect("start marker");
+    let end = guide
+        .find(&format!("<!-- {marker}:end -->"))
+        .expect("end marker");
     let fence = format!("```{language}\n");
     let mut blocks = Vec::new();
     let mut rest = &guide[start..end];
@@ -32,6 +41,11 @@ fn guide_blocks(language: &str) -> Vec<String> {
         rest = &after[close + 3..];
     }
     blocks
+}
+
+/// The fenced blocks of `language` of docs/routes.md's OpenAPI walk-through.
+fn guide_blocks(language: &str) -> Vec<String> {
+    blocks(ROUTES_GUIDE, "openapi", language)
 }
 
 fn free_port() -> u16 {
@@ -84,6 +98,8 @@ fn start_server(block: &str, sample_port: u16) -> Server {
             server.env_remove(name);
         }
     }
+    // The secured walk-through's key is set by its block alone.
+    server.env_remove("PETSTORE_API_KEY");
     for assignment in command.split_whitespace() {
         let (name, value) = assignment.split_once('=').expect("NAME=value");
         server.env(name, value);
@@ -248,5 +264,117 @@ fn m3_x9_guide_openapi_walkthrough_imports_serves_and_calls_the_petstore() {
     let gone = call(&server, "getPetById", &json!({"petId": 4}));
     assert_eq!(gone["result"]["isError"], true);
     assert!(text_of(&gone).contains("HTTP 404") && text_of(&gone).contains("Pet not found"));
+    let _ = std::fs::remove_dir_all(&out_dir);
+}
+
+/// The import block `block` run with the built binary, `127.0.0.1:3001` on `sample_port` and the
+/// output in `manifest`: its standard error.
+fn run_import(block: &str, sample_port: u16, manifest: &Path) -> String {
+    let import = block
+        .replace(
+            "cargo run -q -p mcp-manifest --",
+            env!("CARGO_BIN_EXE_mcp-manifest"),
+        )
+        .replace("127.0.0.1:3001", &format!("127.0.0.1:{sample_port}"))
+        .replace(
+            "--output petstore.json",
+            &format!("--output {}", manifest.display()),
+        );
+    let output = bash(&import);
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "{import}\n{stderr}");
+    stderr
+}
+
+/// `mcp-manifest validate --profile prod --json` of `manifest`: its warnings' messages.
+fn prod_warnings(manifest: &Path) -> Vec<String> {
+    let output = Command::new(env!("CARGO_BIN_EXE_mcp-manifest"))
+        .args(["validate", "--route", "petstore", "--profile", "prod"])
+        .arg(manifest)
+        .arg("--json")
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&output.stdout).expect("a JSON report");
+    assert_eq!(report["valid"], true, "{report}");
+    report["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["message"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn m3_m5_x12_infra_readme_secured_openapi_walkthrough_presents_the_key() {
+    let sh = blocks(INFRA_README, "openapi-secured", "sh");
+    assert_eq!(sh.len(), 4, "import, serve, curl, import with an ARN");
+    let sample_port = free_port();
+    let out_dir = std::env::temp_dir().join(format!(
+        "mcp-openapi-secured-walkthrough-{}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&out_dir).unwrap();
+    let manifest = out_dir.join("petstore.json");
+
+    // 1. The import binds the api_key scheme: getInventory's _meta.auth is the guide's.
+    let stderr = run_import(&sh[0], sample_port, &manifest);
+    assert_eq!(
+        stderr.trim(),
+        "wrote 1 tool for route 'petstore' (skipped 0)"
+    );
+    let written: Value = serde_json::from_slice(&std::fs::read(&manifest).unwrap()).unwrap();
+    let tools = written["routes"][0]["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), 1, "{written}");
+    assert_eq!(tools[0]["name"], "getInventory");
+    let auth: Value =
+        serde_json::from_str(blocks(INFRA_README, "openapi-secured", "json")[0].trim()).unwrap();
+    assert_eq!(tools[0]["_meta"]["auth"], auth);
+    // M5: an env: reference is a warning in the prod profile.
+    let warnings = prod_warnings(&manifest);
+    assert!(warnings.iter().any(|w| w.contains("env:")), "{warnings:?}");
+
+    // 2. Served with the key in the environment, the guide's curl answers as the guide shows.
+    let serve = sh[1].replace(
+        "file:petstore.json",
+        &format!("file:{}", manifest.display()),
+    );
+    let mut answer = {
+        let server = start_server(&serve, sample_port);
+        let base = server.endpoint.trim_end_matches("/mcp/petstore");
+        let curl = bash(&sh[2].replace("http://127.0.0.1:3000", base));
+        assert!(curl.status.success());
+        serde_json::from_slice::<Value>(&curl.stdout).unwrap()
+    };
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    let mut expected: Value =
+        serde_json::from_str(blocks(INFRA_README, "openapi-secured", "json")[1].trim())
+            .expect("the guide's answer");
+    for value in [&mut answer, &mut expected] {
+        assert!(value["result"]["content"][0]["_meta"]["searchTime"].is_u64());
+        value["result"]["content"][0]["_meta"]["searchTime"] = json!(0);
+    }
+    assert_eq!(answer, expected);
+
+    // 3. Without the variable: the guide's isError text, and the service never called.
+    let without = serve.replace("PETSTORE_API_KEY=special-key ", "");
+    assert_ne!(without, serve);
+    let server = start_server(&without, sample_port);
+    let refused = call(&server, "getInventory", &json!({}));
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+    assert_eq!(
+        text_of(&refused),
+        blocks(INFRA_README, "openapi-secured", "text")[0].trim()
+    );
+    drop(server);
+
+    // 4. The AWS import: the ARN is the reference, and the prod profile has nothing to say.
+    let arn_manifest = out_dir.join("petstore-arn.json");
+    run_import(&sh[3], sample_port, &arn_manifest);
+    let written: Value = serde_json::from_slice(&std::fs::read(&arn_manifest).unwrap()).unwrap();
+    assert_eq!(
+        written["routes"][0]["tools"][0]["_meta"]["auth"]["secret"],
+        "arn:aws:secretsmanager:eu-west-1:111122223333:secret:petstore/api-key-AbCdEf"
+    );
+    assert_eq!(prod_warnings(&arn_manifest), Vec::<String>::new());
     let _ = std::fs::remove_dir_all(&out_dir);
 }
