@@ -199,6 +199,7 @@ impl SourceChain {
             LoadLimits {
                 timeout: Duration::from_millis(config.registry_timeout_ms),
                 max_bytes: config.max_manifest_bytes,
+                max_response_bytes: config.max_response_bytes,
             },
         );
         // CONTRACT M1: a fixed deployment serves the route its path names, or none.

@@ -26,3 +26,4 @@ mod sources;
 mod tool_faults;
 mod tool_results;
 mod tool_service;
+mod tools_list_pages;

@@ -28,7 +28,7 @@ fn meta(version: &str) -> Value {
 }
 
 /// A modern request body: `params` with the envelope at `version`.
-fn modern_body(id: &Value, method: &str, params: &Value, version: &str) -> Value {
+pub(super) fn modern_body(id: &Value, method: &str, params: &Value, version: &str) -> Value {
     let mut params = params.clone();
     if params.is_null() {
         params = json!({});
@@ -38,7 +38,7 @@ fn modern_body(id: &Value, method: &str, params: &Value, version: &str) -> Value
 }
 
 /// The headers a conforming modern client sends: version, method and, for tools/call, name.
-fn modern_headers(method: &str, name: Option<&str>) -> Vec<(String, String)> {
+pub(super) fn modern_headers(method: &str, name: Option<&str>) -> Vec<(String, String)> {
     let mut headers = vec![
         ("content-type".to_string(), "application/json".to_string()),
         (
@@ -54,7 +54,12 @@ fn modern_headers(method: &str, name: Option<&str>) -> Vec<(String, String)> {
     headers
 }
 
-async fn send(h: &Harness, path: &str, headers: &[(String, String)], body: &str) -> Answer {
+pub(super) async fn send(
+    h: &Harness,
+    path: &str,
+    headers: &[(String, String)],
+    body: &str,
+) -> Answer {
     let refs: Vec<(&str, &str)> = headers
         .iter()
         .map(|(k, v)| (k.as_str(), v.as_str()))

@@ -105,6 +105,7 @@ async fn r1_a_file_over_the_size_limit_is_refused_and_a_missing_one_or_a_directo
     let limits = LoadLimits {
         timeout: std::time::Duration::from_secs(5),
         max_bytes: 1024,
+        max_response_bytes: 5 << 20,
     };
     let manifest = json!({"tools": [{"name": "pad", "description": "x".repeat(2048),
                                      "inputSchema": {"type": "object"},

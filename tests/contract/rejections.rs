@@ -783,21 +783,7 @@ async fn l1_instructions_are_included_when_configured() {
 
 // ---- T: tools/list -------------------------------------------------------------------------
 
-#[tokio::test]
-async fn t2_cursor_is_not_supported() {
-    let h = Harness::fixed().await;
-    h.post(
-        "/mcp/core",
-        &rpc(json!(1), "tools/list", json!({"cursor": "abc"})),
-        &[],
-    )
-    .await
-    .assert_rpc_error(-32602, "Invalid params: cursor is not supported", &json!(1));
-    let answer = h
-        .post("/mcp/core", &rpc(json!(1), "tools/list", json!({})), &[])
-        .await;
-    assert!(answer.json()["result"].get("nextCursor").is_none());
-}
+// T2 (pages, cursors and their refusals): tools_list_pages.rs.
 
 #[tokio::test]
 async fn t1_tools_list_never_exposes_execution_metadata() {

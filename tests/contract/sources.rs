@@ -25,6 +25,7 @@ fn limits(timeout_ms: u64) -> LoadLimits {
     LoadLimits {
         timeout: Duration::from_millis(timeout_ms),
         max_bytes: 1024 * 1024,
+        max_response_bytes: 5 << 20,
     }
 }
 
@@ -277,6 +278,7 @@ async fn r2_tool_service_manifest_over_http_200_5xx_timeout_and_wrong_content() 
     let small = LoadLimits {
         timeout: Duration::from_secs(5),
         max_bytes: 1024,
+        max_response_bytes: 5 << 20,
     };
     let error = load_from(
         &HttpSource::new(format!("{}/manifest", big.uri())).unwrap(),

@@ -191,3 +191,74 @@ async fn l1_rmcp_plain_serve_initializes_at_2025_11_25_lists_and_calls() {
         "plain serve() never speaks the modern era: {all:#?}"
     );
 }
+
+/// A manifest of `count` tools `tool_00000`, … in one route `large`, each with a description of
+/// about 600 bytes, so 10,000 of them list more than the default `MCP_MAX_RESPONSE_BYTES`.
+fn large_manifest(count: usize) -> Value {
+    let tools: Vec<Value> = (0..count)
+        .map(|i| {
+            json!({
+                "name": format!("tool_{i:05}"),
+                "description": format!(
+                    "Looks up record {i} of the archive. {}{}",
+                    format!("보관소 {i}번 기록을 찾습니다. ").repeat(12),
+                    "x".repeat(i % 50)
+                ),
+                "inputSchema": {"type": "object", "properties": {"key": {"type": "string"}},
+                                "required": ["key"]},
+                "_meta": {"endpoint": "http://127.0.0.1:9/large"}
+            })
+        })
+        .collect();
+    json!({"manifestVersion": 1,
+           "routes": [{"routeKey": "large", "server": {"name": "large-tools", "version": "1.0.0"},
+                       "tools": tools}]})
+}
+
+/// CONTRACT T2: on a 10,000-tool route rmcp's `list_all_tools` follows `nextCursor` through
+/// every page in both eras and sees each tool once, in order; the pages are several.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn t2_rmcp_lists_every_page_of_a_10000_tool_route_in_both_eras() {
+    let count = 10_000;
+    let dir = std::env::temp_dir().join(format!("mcp-local-large-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("large.json");
+    std::fs::write(&file, large_manifest(count).to_string()).unwrap();
+    let source = format!("file:{}", file.display());
+    let server = LocalServer::start(&[
+        ("MCP_REGISTRY_SOURCE", source.as_str()),
+        ("MCP_ENDPOINT_PATH", "/mcp/large"),
+    ]);
+    let expected: Vec<String> = (0..count).map(|i| format!("tool_{i:05}")).collect();
+    for modern in [true, false] {
+        let transport = StreamableHttpClientTransport::from_uri(server.url("/mcp/large"));
+        let client = if modern {
+            ().serve_with_lifecycle(
+                transport,
+                ClientLifecycleMode::Auto {
+                    preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                    legacy_version: Some(ProtocolVersion::V_2025_11_25),
+                },
+            )
+            .await
+        } else {
+            ().serve(transport).await
+        }
+        .expect("rmcp connects");
+        let tools = client.list_all_tools().await.expect("every page lists");
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+        assert_eq!(names.len(), count);
+        assert!(
+            names
+                .iter()
+                .copied()
+                .eq(expected.iter().map(String::as_str))
+        );
+        client.cancel().await.expect("the client stops");
+        let era = if modern { "modern" } else { "legacy" };
+        let pages =
+            server.usage_events_matching(2, |e| e["method"] == "tools/list" && e["era"] == era);
+        assert!(pages.len() >= 2, "{} pages in the {era} era", pages.len());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

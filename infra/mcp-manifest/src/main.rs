@@ -1,7 +1,8 @@
 //! `mcp-manifest validate [--route KEY] [--profile local|prod] SOURCE [--json]`: the load-time
 //! manifest checks of CONTRACT R5 (and M1 for a route stack's manifest) as a command for infra
-//! teams, plus portability warnings (and, in `prod`, `env:` secret references, M5). Exit codes: `0` valid, `1` invalid (not JSON, any R5 problem, or
-//! without the route), `2` unreachable.
+//! teams, plus portability warnings (and, in `prod`, `env:` secret references, M5). Exit codes: `0` valid, `1` invalid (not JSON, any R5 problem, a
+//! tool whose `tools/list` entry fits on no page of `MCP_MAX_RESPONSE_BYTES` (T2), or without
+//! the route), `2` unreachable.
 //!
 //! `mcp-manifest new-route KEY --bucket BUCKET [--dir DIR] [--stack-name NAME]
 //! [--environment STACK]`: scaffolds a route stack's folder (a starter
@@ -20,12 +21,13 @@ use std::time::Duration;
 use std::fmt::Write as _;
 
 use clap::{Parser, Subcommand};
-use mcp_gateway::RegistrySource;
 use mcp_gateway::build::source_for;
 use mcp_gateway::registry::{
-    ManifestProblem, RegistryError, Snapshot, compile_manifest, portability_warnings,
+    ManifestProblem, RegistryError, Snapshot, compile_bytes, compile_manifest,
+    oversized_list_entries, portability_warnings,
 };
 use mcp_gateway::routing::is_route_key;
+use mcp_gateway::{Config, RegistrySource};
 
 mod openapi;
 mod scaffold;
@@ -203,6 +205,13 @@ async fn validate(
             if let Some(problem) = route.and_then(|key| route_problem(&snapshot, key)) {
                 report.errors.push(problem);
             }
+            // CONTRACT T2: each listed tool's entry, as the gateway writes it from this text,
+            // fits on a tools/list page of the deployment's MCP_MAX_RESPONSE_BYTES.
+            if let Ok(served) = compile_bytes(&report.source, &bytes) {
+                report
+                    .errors
+                    .extend(oversized_list_entries(&served, max_response_bytes()));
+            }
         }
     }
     report.warnings = portability_warnings(&document);
@@ -210,6 +219,20 @@ async fn validate(
         report.warnings.extend(env_secret_warnings(&document));
     }
     report
+}
+
+/// `MCP_MAX_RESPONSE_BYTES` as the gateway reads it, else its default (5 MiB): the size of the
+/// `tools/list` pages the manifest's tools must fit on (CONTRACT T2).
+fn max_response_bytes() -> usize {
+    let variable = |name: &str| std::env::var(name).ok();
+    Config::from_env_with(Config::fixed_defaults(), |name| {
+        (name == "MCP_MAX_RESPONSE_BYTES")
+            .then(|| variable(name))
+            .flatten()
+    })
+    .map_or(Config::fixed_defaults().max_response_bytes, |config| {
+        config.max_response_bytes
+    })
 }
 
 /// CONTRACT M5: an `env:` secret reference is for local runs; in the `prod` profile each one

@@ -368,3 +368,53 @@ fn m5_env_secret_references_are_warned_about_in_prod() {
     );
     assert!(out.ends_with(": valid (0 errors, 1 warnings)\n"), "{out}");
 }
+
+/// `validate` with `MCP_MAX_RESPONSE_BYTES` set to `limit` (or unset).
+fn run_with_limit(args: &[&str], limit: Option<&str>) -> (i32, String) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mcp-manifest"));
+    command.args(args).env_remove("MCP_MAX_RESPONSE_BYTES");
+    if let Some(limit) = limit {
+        command.env("MCP_MAX_RESPONSE_BYTES", limit);
+    }
+    let output = command.output().expect("mcp-manifest runs");
+    (
+        output.status.code().expect("exit code"),
+        String::from_utf8(output.stdout).unwrap(),
+    )
+}
+
+#[test]
+fn t2_a_tool_whose_list_entry_fits_on_no_page_is_an_error() {
+    let description = "긴 설명 ".repeat(700);
+    let path = temp_manifest(
+        "big-entry.json",
+        &json!({"tools": [{"name": "wordy", "description": description,
+                           "inputSchema": {"type": "object"},
+                           "_meta": {"endpoint": "https://x/s"}}]})
+        .to_string(),
+    );
+    // The entry as the gateway writes it: the manifest's text of the schema, serde_json's of
+    // the rest (7,765 bytes: the Korean text is UTF-8, not escaped).
+    let entry = json!({"name": "wordy", "description": description,
+                       "inputSchema": {"type": "object"}})
+    .to_string()
+    .len();
+    // A single-route manifest's serverInfo: mcp-gateway, mcp-gateway, 0.0.0.
+    let envelope = 1024 + 2 * "mcp-gateway".len() + "0.0.0".len();
+    // Under the default limit (5 MiB) and a limit it fits, valid.
+    for limit in [None, Some("12288")] {
+        let (code, out) = run_with_limit(&["validate", &path], limit);
+        assert_eq!(code, 0, "{out}");
+    }
+    let (code, out) = run_with_limit(&["validate", &path], Some("6144"));
+    assert_eq!(code, 1, "{out}");
+    let room = 6144 - envelope;
+    assert!(
+        out.contains(&format!(
+            "error: tool 'wordy': its tools/list entry is {entry} bytes, more than a page holds \
+             ({room} bytes: MCP_MAX_RESPONSE_BYTES 6144 less {envelope} for the response around it)\n"
+        )),
+        "{out}"
+    );
+    assert!(out.ends_with(": invalid (1 errors, 0 warnings)\n"), "{out}");
+}

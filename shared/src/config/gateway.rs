@@ -39,6 +39,9 @@ pub struct Config {
     /// `MCP_MAX_RESPONSE_BYTES`: the gateway's own response limit in bytes, default 5 MiB
     /// (CONTRACT X6).
     pub max_response_bytes: usize,
+    /// `MCP_LIST_PAGE_SIZE`: the most tools one `tools/list` page holds, a positive whole
+    /// number; unset (the default) caps a page by `max_response_bytes` alone (CONTRACT T2).
+    pub list_page_size: Option<usize>,
     /// `MCP_DEFAULT_TOOL_TIMEOUT_MS`: tool timeout when the manifest gives none, default 10,000 ms
     /// (CONTRACT X7).
     pub default_tool_timeout_ms: u64,
@@ -98,6 +101,7 @@ impl Config {
             max_request_bytes: MIB,
             max_tool_response_bytes: 4 * MIB,
             max_response_bytes: 5 * MIB,
+            list_page_size: None,
             default_tool_timeout_ms: 10_000,
             deadline_margin_ms: 500,
             registry_source: RegistrySource::Baked("sample".into()),
@@ -217,6 +221,11 @@ impl Config {
             "MCP_MAX_RESPONSE_BYTES",
             &mut config.max_response_bytes,
         )?;
+        if get("MCP_LIST_PAGE_SIZE").is_some() {
+            let mut size = 0;
+            read_number(&get, "MCP_LIST_PAGE_SIZE", &mut size)?;
+            config.list_page_size = Some(size);
+        }
         read_number(
             &get,
             "MCP_DEFAULT_TOOL_TIMEOUT_MS",

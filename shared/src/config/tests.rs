@@ -54,6 +54,27 @@ mod gateway {
     }
 
     #[test]
+    fn t2_list_page_size() {
+        assert_eq!(with(&[]).unwrap().list_page_size, None);
+        assert_eq!(
+            with(&[("MCP_LIST_PAGE_SIZE", "")]).unwrap().list_page_size,
+            None
+        );
+        let c = with(&[("MCP_LIST_PAGE_SIZE", " 250 ")]).unwrap();
+        assert_eq!(c.list_page_size, Some(250));
+        for raw in ["0", "-3", "ten", "1.5"] {
+            let error = with(&[("MCP_LIST_PAGE_SIZE", raw)]).unwrap_err();
+            assert_eq!(
+                (error.variable, error.reason),
+                (
+                    "MCP_LIST_PAGE_SIZE",
+                    format!("'{raw}' is not a positive whole number")
+                )
+            );
+        }
+    }
+
+    #[test]
     fn x12_secret_endpoints_and_ttl() {
         let c = with(&[
             ("AWS_ENDPOINT_URL", "http://127.0.0.1:4566"),

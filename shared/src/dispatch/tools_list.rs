@@ -1,4 +1,5 @@
-//! `tools/list`: the route's pre-serialized public tool list, one page, cacheable in the modern
+//! `tools/list`: the route's public tool list written from the entries serialized at load, in
+//! pages that fit `MCP_MAX_RESPONSE_BYTES` (and `MCP_LIST_PAGE_SIZE`), cacheable in the modern
 //! era (CONTRACT T1, T2, X8, N4).
 
 use bytes::Bytes;
@@ -6,31 +7,76 @@ use serde_json::{Map, Value};
 
 use super::{Call, MethodOutcome, result};
 use crate::protocol::{ErrorObject, RequestId};
+use crate::registry::Route;
+use crate::registry::list_page::CURSOR_LEN;
 use crate::registry::snapshot::EmptyToolsList;
+
+/// CONTRACT T2: the text of `-32602` for a `cursor` this list did not issue.
+const UNKNOWN_CURSOR: &str = "cursor is not one this tool list issued";
+/// CONTRACT T2: the text of `-32602` for a `cursor` that is not a string.
+const CURSOR_NOT_STRING: &str = "cursor must be a string";
 
 pub(super) fn handle(
     call: &Call<'_>,
     id: &RequestId,
     params: Option<&Map<String, Value>>,
 ) -> MethodOutcome {
-    if params
-        .and_then(|p| p.get("cursor"))
-        .is_some_and(|c| !c.is_null())
-    {
-        return MethodOutcome::Error(ErrorObject::invalid_params("cursor is not supported"));
+    let Some(route) = call.route else {
+        return MethodOutcome::Error(ErrorObject::internal_error(call.unavailable_reason));
+    };
+    let start = match params.and_then(|p| p.get("cursor")) {
+        None | Some(Value::Null) => 0,
+        Some(Value::String(cursor)) => match route.list_cursor_start(cursor) {
+            Some(start) => start,
+            None => return MethodOutcome::Error(ErrorObject::invalid_params(UNKNOWN_CURSOR)),
+        },
+        Some(_) => return MethodOutcome::Error(ErrorObject::invalid_params(CURSOR_NOT_STRING)),
+    };
+    match page(call, id, route, start) {
+        Some(body) => result(Bytes::from(body)),
+        None => MethodOutcome::Error(ErrorObject::internal_error(
+            "the tools/list response could not be written",
+        )),
     }
-    match call.route {
-        Some(route) => {
-            // The response is written around an empty list (the envelope and the era's fields:
-            // a few hundred bytes), and the entries' texts into its place in one copy.
-            let empty = call.encode(id, &EmptyToolsList, true);
-            match route.tools_list_result().fill(&empty) {
-                Some(body) => result(Bytes::from(body)),
-                None => MethodOutcome::Error(ErrorObject::internal_error(
-                    "the tools/list response could not be written",
-                )),
-            }
-        }
-        None => MethodOutcome::Error(ErrorObject::internal_error(call.unavailable_reason)),
+}
+
+/// The response with the page of the list that starts at its `start`th tool (CONTRACT T2):
+/// the rest of the list when it fits the budget and the page size, without `nextCursor`; else
+/// as many whole tools as fit with a `nextCursor` to the next one. `None` when not even one
+/// tool fits (a load check keeps every entry within a page, so only an `id` of nearly the
+/// budget's size gets there).
+fn page(call: &Call<'_>, id: &RequestId, route: &Route, start: usize) -> Option<Vec<u8>> {
+    let list = route.tools_list_result();
+    let rest = list.slice(start, list.len());
+    let budget = call.config.max_response_bytes;
+    let most = call.config.list_page_size.unwrap_or(usize::MAX);
+    // The response is written around an empty list (the envelope and the era's fields: a few
+    // hundred bytes), and the entries' texts into its place in one copy.
+    let whole = call.encode(id, &EmptyToolsList::default(), true);
+    if rest.len() <= most && whole.len() + rest.entries_len() <= budget {
+        return rest.fill(&whole);
     }
+    // Every cursor has the same length: the page is measured with a stand-in of it.
+    let stand_in = "A".repeat(CURSOR_LEN);
+    let sized = call.encode(
+        id,
+        &EmptyToolsList {
+            next_cursor: Some(&stand_in),
+        },
+        true,
+    );
+    let count = rest.fitting(budget.checked_sub(sized.len())?, most);
+    if count == 0 {
+        return None;
+    }
+    let end = start + count;
+    let cursor = route.list_cursor(end)?;
+    let empty = call.encode(
+        id,
+        &EmptyToolsList {
+            next_cursor: Some(&cursor),
+        },
+        true,
+    );
+    list.slice(start, end).fill(&empty)
 }

@@ -8,6 +8,7 @@
 pub(crate) mod compile;
 mod endpoint;
 mod lazy_validator;
+pub(crate) mod list_page;
 mod outbound_auth;
 mod portability;
 mod rest;
@@ -18,6 +19,7 @@ mod state;
 pub use compile::{MAX_TOOL_TIMEOUT_MS, ManifestProblem, RESERVED_HEADERS, compile_manifest};
 pub use endpoint::{Endpoint, FunctionArn};
 pub use lazy_validator::LazyValidator;
+pub use list_page::{LIST_ENVELOPE_BYTES, oversized_list_entries};
 pub use outbound_auth::{AwsArn, ClientAuth, KeyPlacement, OutboundAuth, SecretRef, SecretSource};
 pub use portability::portability_warnings;
 pub use rest::{ArgumentLocation, EndpointTemplate, RestCall, TemplatePiece};

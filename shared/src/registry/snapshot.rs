@@ -94,6 +94,8 @@ pub struct Route {
                   the growing vector of a load's tools and this one hold pointers, not entries"
     )]
     pub(crate) tools_list: Vec<Box<ListEntry>>,
+    /// The list's digest, which its `tools/list` cursors are checked against (CONTRACT T2).
+    pub(crate) list_digest: super::list_page::ListDigest,
 }
 
 impl Route {
@@ -135,7 +137,7 @@ const OUTPUT_SCHEMA_KEY: &[u8] = br#","outputSchema":"#;
 
 impl ListEntry {
     /// The entry's text in pieces, to be written one after the other (empty ones unused).
-    fn pieces(&self) -> [&[u8]; 5] {
+    pub(super) fn pieces(&self) -> [&[u8]; 5] {
         match self {
             Self::Text(text) => [text.get().as_bytes(), &[], &[], &[], &[]],
             Self::Parts {
@@ -154,8 +156,18 @@ impl ListEntry {
     }
 
     /// The length of the entry's text, in bytes.
-    fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.pieces().iter().map(|piece| piece.len()).sum()
+    }
+
+    /// The tool's name: the string every entry's text starts with, `{"name":"…"` (CONTRACT T1).
+    pub(super) fn name(&self) -> Option<String> {
+        let head = std::str::from_utf8(self.pieces()[0]).ok()?;
+        let rest = head.strip_prefix(r#"{"name":"#)?;
+        serde_json::Deserializer::from_str(rest)
+            .into_iter::<String>()
+            .next()?
+            .ok()
     }
 
     /// Appends the entry's text to `out`.
@@ -188,8 +200,30 @@ impl ToolsListResult<'_> {
         self.0.is_empty()
     }
 
+    /// The tools from `start` to `end` (exclusive) of this list, as a list of their own.
+    #[must_use]
+    pub(crate) fn slice(&self, start: usize, end: usize) -> Self {
+        ToolsListResult(&self.0[start..end])
+    }
+
+    /// How many entries from the first fit in `room` bytes with the commas between them, at
+    /// most `most` (CONTRACT T2).
+    #[must_use]
+    pub(crate) fn fitting(&self, room: usize, most: usize) -> usize {
+        let mut used = 0;
+        let mut count = 0;
+        for entry in self.0.iter().take(most) {
+            used += entry.len() + usize::from(count > 0);
+            if used > room {
+                break;
+            }
+            count += 1;
+        }
+        count
+    }
+
     /// The length of the entries' texts with the commas between them, in bytes.
-    fn entries_len(&self) -> usize {
+    pub(crate) fn entries_len(&self) -> usize {
         let entries: usize = self.0.iter().map(|entry| entry.len()).sum();
         entries + self.0.len().saturating_sub(1)
     }
@@ -233,15 +267,22 @@ impl ToolsListResult<'_> {
     }
 }
 
-/// The empty `tools/list` result, `{"tools":[]}`: the response [`ToolsListResult::fill`] fills.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct EmptyToolsList;
+/// The empty `tools/list` result, `{"tools":[]}`, or `{"tools":[],"nextCursor":"…"}` for a
+/// page that has a next one (CONTRACT T2): the response [`ToolsListResult::fill`] fills.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct EmptyToolsList<'a> {
+    pub next_cursor: Option<&'a str>,
+}
 
-impl Serialize for EmptyToolsList {
+impl Serialize for EmptyToolsList<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
-        let mut map = serializer.serialize_map(Some(1))?;
+        let mut map =
+            serializer.serialize_map(Some(1 + usize::from(self.next_cursor.is_some())))?;
         map.serialize_entry("tools", &[(); 0])?;
+        if let Some(cursor) = self.next_cursor {
+            map.serialize_entry("nextCursor", cursor)?;
+        }
         map.end()
     }
 }
@@ -279,6 +320,14 @@ impl Snapshot {
         let mut keys: Vec<&str> = self.route_keys().collect();
         keys.sort_unstable();
         keys
+    }
+
+    /// Every route of the snapshot, unordered.
+    pub(crate) fn routes(&self) -> impl Iterator<Item = &Route> {
+        self.routes
+            .values()
+            .chain(self.single.iter())
+            .map(AsRef::as_ref)
     }
 
     /// Route keys in the snapshot, unordered.
@@ -359,7 +408,7 @@ mod tests {
             assert_eq!(list.entries_len() + r#"{"tools":[]}"#.len(), expected.len());
             for id in [json!(7), json!("\"result\":{\"tools\":[]")] {
                 let empty = serde_json::to_vec(
-                    &json!({"jsonrpc": "2.0", "id": id, "result": EmptyToolsList}),
+                    &json!({"jsonrpc": "2.0", "id": id, "result": EmptyToolsList::default()}),
                 )
                 .unwrap();
                 let filled = serde_json::to_vec(

@@ -13,6 +13,7 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 
 import { startInterop } from "../lib/gateway.mjs";
+import { startLargeRoute } from "../lib/large-route.mjs";
 
 const require = createRequire(import.meta.url);
 const INSPECTORS = [
@@ -49,6 +50,8 @@ function inspect(inspector, url, args) {
       {
         env: { ...process.env, HOME: home, MCP_CATALOG_PATH: path.join(home, "catalog.json") },
         timeout: 60_000,
+        // A 10,000-tool list prints about 8 MB.
+        maxBuffer: 64 * 1024 * 1024,
       },
       (error, stdout, stderr) => {
         resolve({ code: error ? (error.code ?? 1) : 0, stdout, stderr });
@@ -267,3 +270,32 @@ for (const era of ["modern", "auto"]) {
     });
   });
 }
+
+describe("MCP Inspector --cli on a 10,000-tool route (T2)", () => {
+  let large;
+  before(async () => {
+    large = await startLargeRoute();
+  });
+  after(async () => {
+    await large?.stop();
+  });
+
+  for (const inspector of INSPECTORS) {
+    const walks = !inspector.version.startsWith("1.");
+    const what = walks ? "walks every page" : "prints the first page and its nextCursor";
+    test(`Inspector ${inspector.version} tools/list ${what}: each tool once`, async () => {
+      const run = await inspect(inspector, large.url, ["--method", "tools/list"]);
+      assert.equal(run.code, 0, run.stderr);
+      const { tools, nextCursor } = printed(run);
+      const names = tools.map((t) => t.name);
+      assert.equal(new Set(names).size, names.length, "no tool twice");
+      if (walks) {
+        assert.deepEqual(names, large.names);
+      } else {
+        assert.equal(typeof nextCursor, "string");
+        assert.ok(names.length < large.names.length, `${names.length} tools on the first page`);
+        assert.deepEqual(names, large.names.slice(0, names.length));
+      }
+    });
+  }
+});

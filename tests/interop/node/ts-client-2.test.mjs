@@ -17,6 +17,7 @@ import {
 } from "@modelcontextprotocol/client";
 
 import { startInterop } from "../lib/gateway.mjs";
+import { startLargeRoute } from "../lib/large-route.mjs";
 
 const MODERN = "2026-07-28";
 const LEGACY = "2025-11-25";
@@ -457,4 +458,45 @@ describe("usage events of both eras", () => {
     assert.equal(legacyCall.outcome, "tool_error");
     assert.equal(events.find((e) => e.method === "initialize").era, "legacy");
   });
+});
+
+describe("TypeScript client 2.x on a 10,000-tool route (T2)", () => {
+  let large;
+  before(async () => {
+    large = await startLargeRoute();
+  });
+  after(async () => {
+    await large?.stop();
+  });
+
+  for (const { label, negotiation, era } of [
+    { label: "default", negotiation: undefined, era: LEGACY },
+    ...MODES.map((mode) => ({ ...mode, era: MODERN })),
+  ]) {
+    test(`listTools (${label}, ${era}) follows nextCursor: each tool once, in order`, async () => {
+      const { client, exchanges } = await connect(large.url, negotiation);
+      assert.equal(client.getNegotiatedProtocolVersion(), era);
+      const listed = [];
+      let cursor;
+      do {
+        const page = await client.listTools(cursor === undefined ? undefined : { cursor });
+        listed.push(...page.tools.map((tool) => tool.name));
+        cursor = page.nextCursor;
+      } while (cursor !== undefined);
+      assert.deepEqual(listed, large.names);
+      const lists = posts(exchanges, "tools/list");
+      assert.ok(lists.length >= 2, `${lists.length} pages`);
+      for (const [i, exchange] of lists.entries()) {
+        assert.equal(exchange.status, 200);
+        // The cursor each page's request carried is the one the page before it gave.
+        const sent = exchange.body.params?.cursor;
+        assert.equal(sent, i === 0 ? undefined : lists[i - 1].response.result.nextCursor);
+        if (era === MODERN) {
+          assert.equal(exchange.response.result.resultType, "complete");
+          assert.equal(typeof exchange.response.result.ttlMs, "number");
+        }
+      }
+      await client.close();
+    });
+  }
 });

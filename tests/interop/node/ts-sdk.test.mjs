@@ -11,6 +11,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 
 import { startInterop } from "../lib/gateway.mjs";
+import { startLargeRoute } from "../lib/large-route.mjs";
 
 let gateways;
 
@@ -231,6 +232,33 @@ describe("TypeScript SDK client on the interop route", () => {
       broken.content[0].text,
       "Tool Service answer is not a valid MCP tool result at /content/0/mimeType: 'mimeType' is required",
     );
+    await client.close();
+  });
+});
+
+describe("TypeScript SDK client on a 10,000-tool route (T2)", () => {
+  let large;
+  before(async () => {
+    large = await startLargeRoute();
+  });
+  after(async () => {
+    await large?.stop();
+  });
+
+  test("listTools follows nextCursor through every page: each tool once, in order", async () => {
+    const { client } = await connect(large.url);
+    const listed = [];
+    let cursor;
+    let pages = 0;
+    do {
+      const page = await client.listTools(cursor === undefined ? undefined : { cursor });
+      listed.push(...page.tools.map((tool) => tool.name));
+      cursor = page.nextCursor;
+      pages += 1;
+    } while (cursor !== undefined);
+    assert.ok(pages >= 2, `${pages} pages`);
+    assert.equal(listed.length, large.names.length);
+    assert.deepEqual(listed, large.names);
     await client.close();
   });
 });

@@ -19,11 +19,18 @@ STARTUP_TIMEOUT_S = 60
 
 @dataclass
 class Gateways:
-    """The running gateways: URLs of the sample and interop routes, and their log files."""
+    """The running gateways: URLs of the sample and interop routes and of the route of
+    `large_count` tools `tool_00000`, … (../lib/large-route.mjs, CONTRACT T2), and the log files."""
 
     sample_url: str
     interop_url: str
     log_dir: Path
+    large_url: str
+    large_count: int
+
+    def large_names(self) -> list[str]:
+        """The large route's tools, in list order."""
+        return [f"tool_{i:05d}" for i in range(self.large_count)]
 
     def usage_events(self, gateway: str) -> list[dict]:
         """The usage events the `sample` or `interop` gateway has logged so far."""
@@ -65,7 +72,9 @@ def gateways(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateways]:
         if not line:
             raise RuntimeError(f"serve.mjs exited with {process.wait(STARTUP_TIMEOUT_S)}")
         urls = json.loads(line)
-        yield Gateways(urls["sampleUrl"], urls["interopUrl"], log_dir)
+        yield Gateways(
+            urls["sampleUrl"], urls["interopUrl"], log_dir, urls["largeUrl"], urls["largeCount"]
+        )
     finally:
         if process.stdin:
             process.stdin.close()

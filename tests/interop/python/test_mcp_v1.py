@@ -150,3 +150,21 @@ async def test_each_exchange_is_one_usage_event_u1(gateways) -> None:
     call = next(e for e in events if e.get("method") == "tools/call")
     assert call["tool"] == "lookup_glossary"
     assert call["outcome"] == "ok"
+
+
+async def test_list_tools_pages_through_a_10000_tool_route_t2(gateways) -> None:
+    exchanges: list[tuple[str, int]] = []
+    async with connect(gateways.large_url, exchanges) as (session, _):
+        listed: list[str] = []
+        cursor = None
+        pages = 0
+        while True:
+            params = None if cursor is None else types.PaginatedRequestParams(cursor=cursor)
+            result = await session.list_tools(params=params)
+            listed.extend(tool.name for tool in result.tools)
+            pages += 1
+            cursor = result.nextCursor
+            if cursor is None:
+                break
+    assert pages >= 2, pages
+    assert listed == gateways.large_names()

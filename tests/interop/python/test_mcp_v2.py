@@ -323,3 +323,23 @@ async def test_legacy_mode_initializes_2025_11_25_on_the_same_url_l1_n1_n7(gatew
     assert all(e.get("era") == "legacy" for e in messages), brief(events)
     listing = next(e for e in messages if e["method"] == "tools/list")
     assert listing.get("protocol_version") == LEGACY, brief(events)
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_list_tools_pages_through_a_10000_tool_route_t2(gateways, mode) -> None:
+    async with connect(gateways.large_url, mode=mode) as connection:
+        listed: list[str] = []
+        cursor = None
+        while True:
+            result = await connection.client.list_tools(cursor=cursor)
+            listed.extend(tool.name for tool in result.tools)
+            cursor = result.next_cursor
+            if cursor is None:
+                break
+        pages = [e for e in connection.exchanges if e.rpc_method == "tools/list"]
+        expected_era = MODERN if mode == "auto" else LEGACY
+        assert connection.client.protocol_version == expected_era
+    assert len(pages) >= 2, len(pages)
+    assert listed == gateways.large_names()
+    for before, page in zip(pages, pages[1:]):
+        assert page.request["params"]["cursor"] == before.response["result"]["nextCursor"]

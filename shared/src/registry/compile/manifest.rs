@@ -216,6 +216,7 @@ fn compile_route(
         instructions: optional_string(route, "instructions", path, problems),
         tools: lookup,
         tools_list,
+        list_digest: crate::registry::list_page::ListDigest::default(),
     })
 }
 

@@ -175,6 +175,9 @@ pub struct LoadLimits {
     pub timeout: Duration,
     /// Manifest size limit in bytes (`MCP_MAX_MANIFEST_BYTES`).
     pub max_bytes: usize,
+    /// The gateway's response limit in bytes (`MCP_MAX_RESPONSE_BYTES`): every listed tool's
+    /// `tools/list` entry must fit on a page of it (CONTRACT T2).
+    pub max_response_bytes: usize,
 }
 
 /// Fetches with the limits, then parses and compiles.
@@ -191,7 +194,17 @@ pub async fn load_from(
             source_name: source.name(),
             timeout_ms: u64::try_from(limits.timeout.as_millis()).unwrap_or(u64::MAX),
         })??;
-    compile_bytes(&source.name(), &bytes)
+    let snapshot = compile_bytes(&source.name(), &bytes)?;
+    // CONTRACT T2: a tool whose entry fits on no page would never be listed.
+    let problems = crate::registry::oversized_list_entries(&snapshot, limits.max_response_bytes);
+    if problems.is_empty() {
+        Ok(snapshot)
+    } else {
+        Err(RegistryError::Invalid {
+            source_name: source.name(),
+            problems,
+        })
+    }
 }
 
 /// The configured source, and for the `local` profile the baked sample as fallback (CONTRACT
