@@ -40,11 +40,16 @@ pub(crate) struct OpenapiArgs {
     /// importing them with a warning.
     #[arg(long)]
     pub(crate) skip_secured: bool,
-    /// Bind the security scheme SCHEME (its name in components.securitySchemes) to the secret
-    /// REF: arn:<partition>:secretsmanager:<region>:<account>:secret:<name>[#<jsonKey>],
-    /// arn:<partition>:ssm:<region>:<account>:parameter/<name> or env:<NAME> (repeatable). The
-    /// operations it secures get it as _meta.auth.
-    #[arg(long = "credential", value_name = "SCHEME=REF")]
+    /// `--credential SCHEME=REF`: binds a security scheme to a secret reference (CONTRACT M5);
+    /// the help text gives the reference's forms.
+    #[arg(
+        long = "credential",
+        value_name = "SCHEME=REF",
+        help = "Bind the security scheme SCHEME (its name in components.securitySchemes) to \
+                the secret REF: arn:<partition>:secretsmanager:<region>:<account>:secret:\
+                <name>[#<jsonKey>], arn:<partition>:ssm:<region>:<account>:parameter/<name> or \
+                env:<NAME> (repeatable). The operations it secures get it as _meta.auth."
+    )]
     pub(crate) credentials: Vec<String>,
     /// Merge this route's imported tools into this manifest (the active entries of the same name
     /// replaced, inactive versions and the rest kept).
