@@ -262,3 +262,50 @@ async fn t2_rmcp_lists_every_page_of_a_10000_tool_route_in_both_eras() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// CONTRACT S1–S4 through the loader's one pass and a real client: a 10,000-tool route with
+/// `toolSearch` mode `only` lists `search_tools` and its pinned tool, and rmcp's `call_tool`
+/// of `search_tools` finds a tool by an English and by a Korean query, as structured content
+/// and as the same JSON in text.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s2_rmcp_searches_a_10000_tool_route_whose_list_shows_search_tools_and_pinned_tools() {
+    let mut manifest = large_manifest(10_000);
+    manifest["routes"][0]["toolSearch"] = json!({"mode": "only", "maxResults": 3});
+    manifest["routes"][0]["tools"][42]["_meta"]["pinned"] = json!(true);
+    let dir = std::env::temp_dir().join(format!("mcp-local-search-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("search.json");
+    std::fs::write(&file, manifest.to_string()).unwrap();
+    let source = format!("file:{}", file.display());
+    let server = LocalServer::start(&[
+        ("MCP_REGISTRY_SOURCE", source.as_str()),
+        ("MCP_ENDPOINT_PATH", "/mcp/large"),
+    ]);
+    let transport = StreamableHttpClientTransport::from_uri(server.url("/mcp/large"));
+    let client = ().serve(transport).await.expect("rmcp initializes");
+    let tools = client.list_all_tools().await.expect("tools/list succeeds");
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(names, ["search_tools", "tool_00042"]);
+    for query in ["record 7777 of the archive", "보관소 7777번 기록"] {
+        let result = client
+            .call_tool(
+                CallToolRequestParams::new("search_tools")
+                    .with_arguments(arguments(&json!({"query": query}))),
+            )
+            .await
+            .expect("search_tools answers");
+        assert_eq!(result.is_error, Some(false), "{result:?}");
+        let structured = result
+            .structured_content
+            .clone()
+            .expect("structuredContent");
+        let found = structured["tools"].as_array().unwrap();
+        assert!(found.len() <= 3, "{structured}");
+        assert_eq!(found[0]["name"], "tool_07777", "{query}: {structured}");
+        assert!(found[0]["inputSchema"].is_object());
+        let text: Value = serde_json::from_str(only_text(&result)).unwrap();
+        assert_eq!(text, structured);
+    }
+    client.cancel().await.expect("the client stops");
+    let _ = std::fs::remove_dir_all(&dir);
+}

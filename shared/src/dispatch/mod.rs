@@ -7,6 +7,7 @@ mod initialize;
 mod oauth2;
 mod ping;
 mod rest_request;
+mod search_tools;
 mod sent_arguments;
 mod tools_call;
 mod tools_list;

@@ -15,6 +15,7 @@ use super::{Call, MethodOutcome};
 use crate::invoke::{ToolInvoker, ToolRequest, ToolTarget, client_context};
 use crate::policy::CallerHeaders;
 use crate::protocol::{ErrorObject, RequestId};
+use crate::registry::search::SEARCH_TOOL_NAME;
 use crate::registry::{Endpoint, Tool, ToolLookup};
 use crate::text::violation_message;
 use crate::tool_result::{map_tool_answer, oversized_result};
@@ -34,7 +35,15 @@ fn violation_text(error: &jsonschema::ValidationError<'_>) -> String {
 
 /// Validates `arguments` against the tool's compiled `inputSchema`.
 fn validate_arguments(tool: &Tool, arguments: &Value) -> Result<(), ErrorObject> {
-    let validator = tool.input_schema.get();
+    validate_with(tool.input_schema.get(), arguments)
+}
+
+/// Validates `arguments` against `validator`: `-32602` with the first violation's text and
+/// every violation in `data.errors` (CONTRACT X2).
+pub(super) fn validate_with(
+    validator: &jsonschema::Validator,
+    arguments: &Value,
+) -> Result<(), ErrorObject> {
     if validator.is_valid(arguments) {
         return Ok(());
     }
@@ -120,6 +129,12 @@ pub(super) async fn handle<I: ToolInvoker>(
     let Some(route) = call.route else {
         return error(ErrorObject::internal_error(call.unavailable_reason));
     };
+    // CONTRACT S2: the route's own search tool, answered by the gateway.
+    if let Some(search) = route.search()
+        && name == SEARCH_TOOL_NAME
+    {
+        return super::search_tools::handle(call, id, route, search, arguments);
+    }
     let tool = match route.tool(name) {
         None => {
             return error(ErrorObject::invalid_params(format!(

@@ -12,6 +12,7 @@ pub(crate) mod list_page;
 mod outbound_auth;
 mod portability;
 mod rest;
+pub mod search;
 pub(crate) mod snapshot;
 pub mod source;
 mod state;

@@ -52,6 +52,9 @@ pub struct Tool {
     pub rest: Option<crate::registry::RestCall>,
     /// `_meta.auth`: the credential the calls present to the Tool Service (CONTRACT M5, X12).
     pub auth: Option<crate::registry::OutboundAuth>,
+    /// `_meta.pinned`: listed beside `search_tools` when the route's `toolSearch` mode is
+    /// `only` (CONTRACT S2).
+    pub pinned: bool,
 }
 
 impl Tool {
@@ -96,6 +99,8 @@ pub struct Route {
     pub(crate) tools_list: Vec<Box<ListEntry>>,
     /// The list's digest, which its `tools/list` cursors are checked against (CONTRACT T2).
     pub(crate) list_digest: super::list_page::ListDigest,
+    /// The route's `search_tools`, when its manifest enables `toolSearch` (CONTRACT S1).
+    pub(crate) search: Option<super::search::ToolSearch>,
 }
 
 impl Route {
@@ -103,6 +108,12 @@ impl Route {
     #[must_use]
     pub fn tool(&self, name: &str) -> Option<&ToolLookup> {
         self.tools.get(name)
+    }
+
+    /// The route's tool search, when its manifest enables one (CONTRACT S1).
+    #[must_use]
+    pub fn search(&self) -> Option<&super::search::ToolSearch> {
+        self.search.as_ref()
     }
 
     /// The `tools/list` result `{"tools": [...]}` over the entries serialized at load
@@ -171,7 +182,7 @@ impl ListEntry {
     }
 
     /// Appends the entry's text to `out`.
-    fn write_to(&self, out: &mut Vec<u8>) {
+    pub(super) fn write_to(&self, out: &mut Vec<u8>) {
         for piece in self.pieces() {
             out.extend_from_slice(piece);
         }

@@ -10,6 +10,8 @@ use serde_json::{Map, Value};
 
 use super::problems::{ManifestProblem, Problems, join, optional_string};
 use super::threads::{CompiledTool, ToolsInput, compile_tools};
+use super::tool_search::compile_tool_search;
+use crate::registry::search::{EntryAt, SEARCH_TOOL_NAME, SearchMode, ToolSearch};
 use crate::registry::snapshot::ListEntry;
 use crate::registry::{Route, ServerInfo, Snapshot, ToolLookup};
 use crate::routing::is_route_key;
@@ -158,6 +160,22 @@ fn compile_route(
             }
         }
     }
+    // CONTRACT S1: the route's search tool, whose name no tool of the route may take.
+    let search_path = join(path, "toolSearch");
+    let search = compile_tool_search(route.get("toolSearch"), &search_path, problems);
+    if search.is_some()
+        && outcomes.iter().any(|outcome| {
+            (outcome.tool.as_ref()).is_some_and(|(tool, _)| tool.name == SEARCH_TOOL_NAME)
+        })
+    {
+        problems.add(
+            &search_path,
+            format!(
+                "the route has a tool named '{SEARCH_TOOL_NAME}', the name of its search tool: \
+                 rename that tool or leave toolSearch out"
+            ),
+        );
+    }
     if problems.0.len() > before {
         return None;
     }
@@ -206,10 +224,16 @@ fn compile_route(
     // as the manifest's own texts; the route keeps the entries and `tools/list` writes them out
     // in turn. Joined into one text here, they would be copied once more into fresh memory,
     // which a cold start pays for in page faults.
-    let tools_list: Vec<Box<ListEntry>> = active
-        .iter()
-        .filter_map(|&i| outcomes[i].public.take())
-        .collect();
+    let (tools_list, search) = match search {
+        None => {
+            let list = active
+                .iter()
+                .filter_map(|&i| outcomes[i].public.take())
+                .collect();
+            (list, None)
+        }
+        Some(search) => searched_list(search, &active, &mut outcomes),
+    };
     Some(Route {
         key,
         server,
@@ -217,7 +241,42 @@ fn compile_route(
         tools: lookup,
         tools_list,
         list_digest: crate::registry::list_page::ListDigest::default(),
+        search,
     })
+}
+
+/// CONTRACT S2: the list of a route with a search tool, `search_tools` first, then every tool
+/// (mode `add`) or the pinned ones (mode `only`); and the search over all of them, in manifest
+/// order.
+#[expect(
+    clippy::vec_box,
+    reason = "each entry stays in the box its tool's compilation wrote it in (STYLE 10)"
+)]
+fn searched_list(
+    search: (SearchMode, usize),
+    active: &[usize],
+    outcomes: &mut [CompiledTool],
+) -> (Vec<Box<ListEntry>>, Option<ToolSearch>) {
+    let mut list = Vec::with_capacity(active.len() + 1);
+    list.push(Box::new(ToolSearch::list_entry()));
+    let mut unlisted = Vec::new();
+    let mut documents = Vec::with_capacity(active.len());
+    for &i in active {
+        let pinned = (outcomes[i].tool.as_ref()).is_some_and(|(tool, _)| tool.pinned);
+        let Some(entry) = outcomes[i].public.take() else {
+            continue;
+        };
+        let index = |entries: &[Box<ListEntry>]| u32::try_from(entries.len()).unwrap_or(u32::MAX);
+        if search.0 == SearchMode::Add || pinned {
+            documents.push(EntryAt::Listed(index(&list)));
+            list.push(entry);
+        } else {
+            documents.push(EntryAt::Unlisted(index(&unlisted)));
+            unlisted.push(entry);
+        }
+    }
+    let search = ToolSearch::new(search, unlisted, documents);
+    (list, Some(search))
 }
 
 fn compile_server(

@@ -28,6 +28,9 @@ pub(super) struct MetaParts {
     pub(super) result_format: ResultFormat,
     pub(super) rest: Option<crate::registry::RestCall>,
     pub(super) auth: Option<crate::registry::OutboundAuth>,
+    /// `_meta.pinned`: listed beside `search_tools` in a route whose `toolSearch` mode is
+    /// `only` (CONTRACT S2); `false` when absent.
+    pub(super) pinned: bool,
 }
 
 /// Compiles the `_meta` of the tool at `path` (CONTRACT M, M2, M4, R5); `input_schema` is the
@@ -56,6 +59,14 @@ pub(super) fn compile_meta(
         Some(_) => {
             problems.add(&join(&meta_path, "active"), "must be a boolean");
             true
+        }
+    };
+    let pinned = match fields.pinned {
+        None => false,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => {
+            problems.add(&join(&meta_path, "pinned"), "must be a boolean");
+            false
         }
     };
     let endpoint = match fields.endpoint {
@@ -177,6 +188,7 @@ pub(super) fn compile_meta(
         result_format,
         rest,
         auth,
+        pinned,
     })
 }
 
@@ -191,6 +203,7 @@ struct MetaFields<'a> {
     result_format: Option<&'a Value>,
     parameters: Option<&'a Value>,
     auth: Option<&'a Value>,
+    pinned: Option<&'a Value>,
 }
 
 impl<'a> MetaFields<'a> {
@@ -206,6 +219,7 @@ impl<'a> MetaFields<'a> {
                 "resultFormat" => &mut fields.result_format,
                 "parameters" => &mut fields.parameters,
                 "auth" => &mut fields.auth,
+                "pinned" => &mut fields.pinned,
                 _ => continue,
             };
             *field = Some(value);

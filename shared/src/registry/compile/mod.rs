@@ -56,6 +56,7 @@ mod strict;
 mod threads;
 mod token;
 mod tool;
+mod tool_search;
 mod tool_stream;
 
 #[cfg(test)]

@@ -113,6 +113,7 @@ pub(super) fn compile_tool(
             header_params,
             rest: meta.rest,
             auth: meta.auth,
+            pinned: meta.pinned,
         },
         meta.active,
     ))

@@ -336,6 +336,7 @@ impl ToolDraft<'_> {
             header_params,
             rest: meta.rest,
             auth: meta.auth,
+            pinned: meta.pinned,
         };
         Some(CompiledTool {
             tool: Some((Arc::new(tool), meta.active)),

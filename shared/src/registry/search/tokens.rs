@@ -1,0 +1,152 @@
+//! The words a tool search compares (CONTRACT S4): a text's terms for English, Korean and text
+//! that mixes them.
+//!
+//! - A run of letters and digits of a spaced script (Latin and the like) is split at camelCase
+//!   and letter/digit boundaries (`getPetById` → `get`, `pet`, `by`, `id`; `HTTPServer2` →
+//!   `http`, `server`, `2`), lower-cased, with a plural `s` taken off a word of four letters or
+//!   more (`documents` → `document`, not `class`); a run that splits also gives its whole
+//!   lower-cased text (`getpetbyid`). A few English function words are dropped.
+//! - A run of Hangul (or of another script written without spaces: Han, kana) gives its
+//!   overlapping two-character pieces (`연차휴가를` → `연차`, `차휴`, `휴가`, `가를`), so a word
+//!   is found inside a longer run whatever particle or neighbour is attached to it; a run of
+//!   one character gives that character.
+//! - Everything else (spaces, punctuation, `_`, `.`, `-`, `/`) separates terms.
+
+/// English function words that say nothing about what a tool does.
+const STOP_WORDS: [&str; 32] = [
+    "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "for", "from", "i", "in", "is",
+    "it", "me", "my", "of", "on", "or", "please", "that", "the", "this", "to", "want", "what",
+    "which", "with", "you", "your",
+];
+
+/// How a character takes part in a term.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Class {
+    /// A letter or digit of a script written with spaces.
+    Spaced,
+    /// A character of a script written without spaces between words.
+    Unspaced,
+    /// A separator.
+    Other,
+}
+
+fn class(c: char) -> Class {
+    let code = u32::from(c);
+    let unspaced = matches!(code,
+        0x1100..=0x11FF | 0x3130..=0x318F | 0xA960..=0xA97F | 0xAC00..=0xD7AF | 0xD7B0..=0xD7FF
+        | 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF);
+    if unspaced {
+        Class::Unspaced
+    } else if c.is_alphanumeric() {
+        Class::Spaced
+    } else {
+        Class::Other
+    }
+}
+
+/// Appends the terms of `text` to `out`, in order (with repeats).
+pub(crate) fn terms(text: &str, out: &mut Vec<String>) {
+    let mut run = String::new();
+    let mut run_class = Class::Other;
+    for c in text.chars().chain(std::iter::once(' ')) {
+        let next = class(c);
+        if next != run_class && !run.is_empty() {
+            match run_class {
+                Class::Spaced => spaced_terms(&run, out),
+                Class::Unspaced => unspaced_terms(&run, out),
+                Class::Other => {}
+            }
+            run.clear();
+        }
+        run_class = next;
+        if next != Class::Other {
+            run.push(c);
+        }
+    }
+}
+
+/// The terms of a run of a spaced script: its camelCase and letter/digit parts, and the whole.
+fn spaced_terms(run: &str, out: &mut Vec<String>) {
+    let chars: Vec<char> = run.chars().collect();
+    let mut start = 0;
+    let mut parts = 0;
+    for i in 1..=chars.len() {
+        let boundary = i == chars.len() || {
+            let (before, here) = (chars[i - 1], chars[i]);
+            let after = chars.get(i + 1).copied();
+            (before.is_lowercase() && here.is_uppercase())
+                || (before.is_alphabetic() != here.is_alphabetic())
+                // HTTPServer: the last capital of a run of capitals starts the next word.
+                || (before.is_uppercase()
+                    && here.is_uppercase()
+                    && after.is_some_and(char::is_lowercase))
+        };
+        if boundary {
+            let part: String = chars[start..i].iter().collect();
+            push_word(&part.to_lowercase(), out);
+            parts += 1;
+            start = i;
+        }
+    }
+    if parts > 1 {
+        push_word(&run.to_lowercase(), out);
+    }
+}
+
+/// A lower-cased word as a term: without a plural `s`, unless it is a function word.
+fn push_word(word: &str, out: &mut Vec<String>) {
+    if STOP_WORDS.contains(&word) {
+        return;
+    }
+    let stem = match word.strip_suffix('s') {
+        Some(stem) if word.chars().count() >= 4 && !stem.ends_with('s') => stem,
+        _ => word,
+    };
+    out.push(stem.to_string());
+}
+
+/// The terms of a run of an unspaced script: its overlapping pairs of characters.
+fn unspaced_terms(run: &str, out: &mut Vec<String>) {
+    let chars: Vec<char> = run.chars().collect();
+    if chars.len() == 1 {
+        out.push(run.to_string());
+        return;
+    }
+    for pair in chars.windows(2) {
+        out.push(pair.iter().collect());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::terms;
+
+    fn of(text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        terms(text, &mut out);
+        out
+    }
+
+    #[test]
+    fn s4_names_split_at_separators_camel_case_and_digits() {
+        assert_eq!(of("search_documents"), ["search", "document"]);
+        assert_eq!(of("getPetById"), ["get", "pet", "id", "getpetbyid"]);
+        assert_eq!(of("HTTPServer2"), ["http", "server", "2", "httpserver2"]);
+        assert_eq!(
+            of("hr.leave-balance/v2"),
+            ["hr", "leave", "balance", "v", "2", "v2"]
+        );
+        assert_eq!(of("class glass news"), ["class", "glass", "new"]);
+        assert_eq!(of("What is the weather in Paris?"), ["weather", "pari"]);
+    }
+
+    #[test]
+    fn s4_korean_is_taken_in_overlapping_pairs_whatever_the_spacing() {
+        assert_eq!(of("연차휴가를"), ["연차", "차휴", "휴가", "가를"]);
+        assert_eq!(of("휴가 잔여"), ["휴가", "잔여"]);
+        assert_eq!(of("연"), ["연"]);
+        // Mixed text: each script's run by its own rule.
+        assert_eq!(of("VPN연결 오류"), ["vpn", "연결", "오류"]);
+        assert_eq!(of("Jira티켓을 생성"), ["jira", "티켓", "켓을", "생성"]);
+    }
+}
