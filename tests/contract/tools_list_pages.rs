@@ -265,8 +265,9 @@ async fn t2_a_tool_whose_entry_fits_on_no_page_fails_the_load_with_its_name() {
         panic!("{error}");
     };
     let messages: Vec<&str> = problems.iter().map(|p| p.message.as_str()).collect();
-    // The envelope allowance: 1,024 bytes and the serverInfo texts (mcp-core, mcp-core, 0.0.0).
-    let envelope = 1024 + "mcp-core".len() * 2 + "0.0.0".len();
+    // The envelope allowance: 1,024 bytes and the serverInfo texts as JSON strings ("mcp-core",
+    // "mcp-core", "0.0.0").
+    let envelope = 1024 + "\"mcp-core\"".len() * 2 + "\"0.0.0\"".len();
     let room = 6 * 1024 - envelope;
     let entry = json!({"name": "huge", "description": "y".repeat(6000),
                        "inputSchema": {"type": "object"}})
@@ -290,5 +291,51 @@ async fn t2_a_tool_whose_entry_fits_on_no_page_fails_the_load_with_its_name() {
             .len(),
         2
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn t2_the_load_counts_the_server_info_as_a_modern_page_writes_it_escaped() {
+    let dir = std::env::temp_dir().join(format!("gateway-pages-escaped-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("quoted-title.json");
+    let title = "\"".repeat(1900);
+    let manifest = json!({"manifestVersion": 1, "routes": [{"routeKey": "core",
+        "server": {"name": "big", "title": title, "version": "1.0.0"},
+        "tools": [{"name": "t1", "description": "d".repeat(1000), "inputSchema": {"type": "object"},
+                   "_meta": {"endpoint": "http://127.0.0.1:9/t"}}]}]});
+    std::fs::write(&file, manifest.to_string()).unwrap();
+    let source = FileSource(file.to_string_lossy().into_owned());
+    let limits = |max_response_bytes| LoadLimits {
+        timeout: std::time::Duration::from_secs(5),
+        max_bytes: 1 << 20,
+        max_response_bytes,
+    };
+    // 1,900 quotes are 3,802 bytes in a modern page's serverInfo: no room is left at 4 KiB.
+    let error = load_from(&source, limits(4096)).await.unwrap_err();
+    let envelope = 1024 + "\"big\"".len() + 2 + 2 * 1900 + "\"1.0.0\"".len();
+    assert!(
+        error.to_string().contains(&format!(
+            "route 'core': tool 't1': its tools/list entry is 1062 bytes, more than a page holds \
+             (0 bytes: MCP_MAX_RESPONSE_BYTES 4096 less {envelope} for the response around it)"
+        )),
+        "{error}"
+    );
+    // Under a budget it fits, a modern client lists the tool.
+    let snapshot = load_from(&source, limits(8192)).await.unwrap();
+    let mut config = Config::fixed_defaults();
+    config.max_response_bytes = 8192;
+    let gateway = mcp_gateway::Gateway::new(
+        config,
+        Ok(snapshot),
+        mcp_gateway::invoke::HttpInvoker::new().unwrap(),
+    );
+    let h = Harness {
+        gateway: std::sync::Arc::new(gateway),
+        tool_service: wiremock::MockServer::start().await,
+    };
+    let answer = list(&h, true, 1, &json!({})).await;
+    assert!(answer.body.len() <= 8192);
+    assert_eq!(names(&answer), ["t1"], "{:?}", answer.body);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -95,7 +95,8 @@ impl Route {
 }
 
 /// CONTRACT T2: every listed tool whose entry does not fit on a `tools/list` page of
-/// `max_response_bytes` (less [`LIST_ENVELOPE_BYTES`] and the route's `serverInfo` text) is a
+/// `max_response_bytes` (less [`LIST_ENVELOPE_BYTES`] and the route's `serverInfo` texts as
+/// JSON strings, quotes and escapes counted) is a
 /// load problem, the route and tool named: a list that could never be paged past it would
 /// otherwise leave the tool out.
 #[must_use]
@@ -107,9 +108,13 @@ pub fn oversized_list_entries(
     let mut routes: Vec<&Route> = snapshot.routes().collect();
     routes.sort_by(|a, b| a.key.cmp(&b.key));
     for route in routes {
+        // The serverInfo texts as a modern page writes them: JSON strings, escapes included.
         let server = &route.server;
-        let envelope =
-            LIST_ENVELOPE_BYTES + server.name.len() + server.title.len() + server.version.len();
+        let escaped = |text: &str| serde_json::to_string(text).map_or(text.len(), |s| s.len());
+        let envelope = LIST_ENVELOPE_BYTES
+            + escaped(&server.name)
+            + escaped(&server.title)
+            + escaped(&server.version);
         let room = max_response_bytes.saturating_sub(envelope);
         for entry in route.tools_list.iter().filter(|entry| entry.len() > room) {
             let route_name = route
