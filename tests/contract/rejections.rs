@@ -896,6 +896,49 @@ async fn x2_every_violation_is_listed_in_data_errors() {
     assert!(errors.contains(&"'from' is required (at /filters)"));
 }
 
+/// CONTRACT X2: the validator quotes the offending value; a text over 512 bytes is cut with
+/// `…`, and `errors` holds at most 100 violations, so a -32602 stays small whatever was sent.
+#[tokio::test]
+async fn x2_violation_texts_are_cut_and_counted_so_no_argument_makes_a_huge_error() {
+    let h = Harness::with_manifest(Config::fixed_defaults(), |document| {
+        let tools = document["routes"][0]["tools"].as_array_mut().unwrap();
+        tools.push(
+            json!({"name": "numbers", "inputSchema": {"type": "object", "properties": {
+            "xs": {"type": "array", "items": {"type": "integer"}}}},
+            "_meta": {"endpoint": "http://127.0.0.1:9/numbers"}}),
+        );
+    })
+    .await;
+    // A 520,000-character string of quotes where an integer belongs: escaped twice in a text.
+    let quotes = "\"".repeat(520_000);
+    let params = json!({"name": "search_documents", "arguments": {"query": "q", "limit": quotes}});
+    let answer = h
+        .post("/mcp/core", &rpc(json!(1), "tools/call", params), &[])
+        .await;
+    assert!(answer.body.len() < 8 * 1024, "{} bytes", answer.body.len());
+    let body = answer.json();
+    let message = body["error"]["message"].as_str().unwrap();
+    assert_eq!(body["error"]["code"], -32602);
+    assert!(message.starts_with("Invalid params: \"\\\""), "{message}");
+    assert!(message.ends_with('…'), "{message}");
+    assert!(message.len() <= "Invalid params: ".len() + 512 + '…'.len_utf8());
+    assert_eq!(
+        body["error"]["data"]["detail"],
+        message["Invalid params: ".len()..]
+    );
+    // 150 violations: the first 100 are listed, each with its pointer.
+    let xs: Vec<Value> = (0..150).map(|i| json!(format!("n{i}"))).collect();
+    let params = json!({"name": "numbers", "arguments": {"xs": xs}});
+    let answer = h
+        .post("/mcp/core", &rpc(json!(2), "tools/call", params), &[])
+        .await;
+    let body = answer.json();
+    let errors = body["error"]["data"]["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 100);
+    assert_eq!(errors[0], "\"n0\" is not of type \"integer\" (at /xs/0)");
+    assert_eq!(errors[99], "\"n99\" is not of type \"integer\" (at /xs/99)");
+}
+
 #[tokio::test]
 async fn x3_name_with_two_active_versions_is_never_resolved() {
     let h = Harness::fixed().await;

@@ -17,9 +17,15 @@ use crate::policy::CallerHeaders;
 use crate::protocol::{ErrorObject, RequestId};
 use crate::registry::search::SEARCH_TOOL_NAME;
 use crate::registry::{Endpoint, Tool, ToolLookup};
-use crate::text::violation_message;
+use crate::text::{ellipsized, violation_message};
 use crate::tool_result::{map_tool_answer, oversized_result};
 use crate::usage::ToolUse;
+
+/// The longest violation text of a `-32602`, in bytes (CONTRACT X2); a longer one is cut at a
+/// character boundary and ends with `…`.
+pub(super) const MAX_VIOLATION_BYTES: usize = 512;
+/// How many violations a `-32602`'s `data.errors` lists at most (CONTRACT X2).
+pub(super) const MAX_VIOLATIONS: usize = 100;
 
 /// One `inputSchema` violation as `-32602` detail text (CONTRACT X2): a missing property is
 /// `'<name>' is required`, other violations carry the JSON pointer of the offending value.
@@ -47,9 +53,12 @@ pub(super) fn validate_with(
     if validator.is_valid(arguments) {
         return Ok(());
     }
+    // CONTRACT X2: each text cut to MAX_VIOLATION_BYTES (the validator quotes the offending
+    // value, which may be as long as the request), at most MAX_VIOLATIONS of them.
     let violations: Vec<String> = validator
         .iter_errors(arguments)
-        .map(|e| violation_text(&e))
+        .take(MAX_VIOLATIONS)
+        .map(|e| ellipsized(&violation_text(&e), MAX_VIOLATION_BYTES))
         .collect();
     let first = violations
         .first()
