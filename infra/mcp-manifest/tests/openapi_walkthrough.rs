@@ -154,19 +154,7 @@ fn m3_x9_guide_openapi_walkthrough_imports_serves_and_calls_the_petstore() {
     let manifest = out_dir.join("petstore.json");
 
     // 1. The import, with the built binary, the sample Tool Service's port and a temp output.
-    let import = sh[0]
-        .replace(
-            "cargo run -q -p mcp-manifest --",
-            env!("CARGO_BIN_EXE_mcp-manifest"),
-        )
-        .replace("127.0.0.1:3001", &format!("127.0.0.1:{sample_port}"))
-        .replace(
-            "--output petstore.json",
-            &format!("--output {}", manifest.display()),
-        );
-    let output = bash(&import);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{import}\n{stderr}");
+    let stderr = run_import(&sh[0], sample_port, &manifest);
     // Every line the guide shows (but the elision) is printed as shown.
     let shown = guide_blocks("text");
     for line in shown[0].lines().filter(|l| *l != "…") {
