@@ -341,7 +341,7 @@ fn s1_s2_wrong_tool_search_and_pinned_are_load_problems() {
         problems(json!({"mode": "all"}), plain()),
         ["routes[0].toolSearch.mode: must be \"add\" or \"only\""]
     );
-    for bad in [json!(0), json!(51), json!(2.5), json!("5")] {
+    for bad in [json!(0), json!(51), json!(2.5), json!(51.0), json!("5")] {
         assert_eq!(
             problems(json!({"mode": "add", "maxResults": bad}), plain()),
             ["routes[0].toolSearch.maxResults: must be a whole number from 1 to 50"]
@@ -364,6 +364,12 @@ fn s1_s2_wrong_tool_search_and_pinned_are_load_problems() {
         ),
         ["routes[0].tools[0]._meta.pinned: must be a boolean"]
     );
+    // A whole number written 5.0 is 5, as search_tools' own limit takes it.
+    let five = json!({"manifestVersion": 1, "routes": [
+        {"routeKey": "core", "toolSearch": {"mode": "add", "maxResults": 5.0}, "tools": plain()}]});
+    let snapshot = compile_manifest(&five).unwrap();
+    let route = snapshot.fixed_route("core").unwrap();
+    assert_eq!(route.search().map(|s| s.max_results), Some(5));
     // Without toolSearch a tool may be named search_tools.
     let document = json!({"manifestVersion": 1, "routes": [
         {"routeKey": "core", "tools": [tool("search_tools", json!({}))]}]});
@@ -375,4 +381,29 @@ fn s1_s2_wrong_tool_search_and_pinned_are_load_problems() {
     let route = snapshot.fixed_route("core").unwrap();
     assert_eq!(route.search().map(|s| s.max_results), Some(50));
     assert_eq!(route.tools_list_result().len(), 2);
+}
+
+#[tokio::test]
+async fn s3_a_result_over_the_response_limit_is_the_searchs_own_is_error_result() {
+    let mut config = Config::fixed_defaults();
+    config.max_response_bytes = 1500;
+    let h = Harness::with_manifest(config, |document| {
+        let service = "http://127.0.0.1:9";
+        document["routes"][0]["tools"] = Value::Array(search_tools(service));
+        document["routes"][0]["toolSearch"] = json!({"mode": "add"});
+    })
+    .await;
+    // One tool fits; five do not.
+    let one = search(&h, false, json!({"query": "weather", "limit": 1})).await;
+    assert_eq!(found(&one), ["weather_forecast"]);
+    let many = json!({"query": "search documents weather VPN Jira 연차", "limit": 5});
+    let answer = search(&h, false, many).await;
+    assert!(answer.body.len() <= 1500);
+    let body = answer.json();
+    assert_eq!(body["result"]["isError"], true, "{body}");
+    assert_eq!(
+        body["result"]["content"][0]["text"],
+        "search_tools result is too large: it would exceed the gateway's 1500-byte response \
+         limit; ask for fewer tools with limit"
+    );
 }

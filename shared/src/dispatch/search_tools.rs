@@ -13,7 +13,7 @@ use super::{Call, MethodOutcome};
 use crate::protocol::{ErrorObject, RequestId};
 use crate::registry::Route;
 use crate::registry::search::{SEARCH_INPUT_SCHEMA, ToolSearch};
-use crate::tool_result::oversized_result;
+use crate::tool_result::CallResult;
 
 /// The compiled `inputSchema` of `search_tools`.
 static INPUT_SCHEMA: LazyLock<jsonschema::Validator> = LazyLock::new(|| {
@@ -93,8 +93,17 @@ pub(super) fn handle(
     };
     let mut body = call.encode(id, &result, false);
     let mut tool_error = false;
-    if body.len() > call.config.max_response_bytes {
-        let oversized = oversized_result(call.config.max_response_bytes, 0);
+    let limit = call.config.max_response_bytes;
+    if body.len() > limit {
+        // CONTRACT S3: the result that does not fit, said as the search's own.
+        let oversized = CallResult::text(
+            format!(
+                "search_tools result is too large: it would exceed the gateway's {limit}-byte \
+                 response limit; ask for fewer tools with limit"
+            ),
+            true,
+            0,
+        );
         body = call.encode(id, &oversized, false);
         tool_error = true;
     }
