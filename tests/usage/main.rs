@@ -204,6 +204,8 @@ async fn x12_secret_values_never_reach_logs_at_trace_level_usage_events_or_answe
         tools.push(json!({"name": name, "inputSchema": {"type": "object"},
             "_meta": {"endpoint": format!("{}{endpoint}", tool_service.uri()), "auth": auth}}));
     }
+    // The list and the search show these tools too: neither may carry a secret or its ARN.
+    document["routes"][0]["toolSearch"] = json!({"mode": "add"});
     let mut config = Config::fixed_defaults();
     config.secrets_manager_endpoint = Some(store.uri());
     let invoker = HttpInvoker::from_config(&config)
@@ -228,9 +230,23 @@ async fn x12_secret_values_never_reach_logs_at_trace_level_usage_events_or_answe
         answers.push_str(&String::from_utf8_lossy(&answer.body));
     }
     assert!(answers.contains(r#""text":"ok""#), "{answers}");
+    for (method, params) in [
+        ("tools/list", json!({})),
+        (
+            "tools/call",
+            json!({"name": "search_tools", "arguments": {"query": "in header query basic oauth missing", "limit": 10}}),
+        ),
+    ] {
+        let answer = h
+            .post("/mcp/core", &rpc(json!(2), method, params), &[])
+            .await;
+        let text = String::from_utf8_lossy(&answer.body).into_owned();
+        assert!(text.contains(r#""name":"in_header""#), "{text}");
+        answers.push_str(&text);
+    }
     let logs = lines.text();
     assert!(logs.contains("TRACE"), "trace lines were captured");
-    assert_eq!(lines.usage_events().len(), 5);
+    assert_eq!(lines.usage_events().len(), 7);
     assert_eq!(idp.received_requests().await.unwrap().len(), 1);
     let basic = base64::engine::general_purpose::STANDARD.encode(format!("svc:{CANARY}"));
     for hidden in [CANARY, basic.as_str(), "123456789012"] {
