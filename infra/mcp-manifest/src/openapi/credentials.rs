@@ -6,7 +6,7 @@
 
 use std::cell::Cell;
 
-use mcp_gateway::registry::RESERVED_HEADERS;
+use mcp_gateway::registry::{RESERVED_HEADERS, SecretRef};
 use serde_json::{Map, Value, json};
 use url::Url;
 
@@ -69,66 +69,10 @@ pub(crate) fn parse(arguments: &[String]) -> Result<Vec<Credential>, String> {
 }
 
 /// Whether `reference` is a secret reference: a Secrets Manager secret ARN (optionally with
-/// `#<jsonKey>`), an SSM parameter ARN or `env:<NAME>`.
+/// `#<jsonKey>`), an SSM parameter ARN or `env:<NAME>`, as the gateway's loader reads it
+/// ([`SecretRef::parse`], CONTRACT M5).
 pub(crate) fn is_secret_ref(reference: &str) -> bool {
-    if let Some(name) = reference.strip_prefix("env:") {
-        let mut bytes = name.bytes();
-        return bytes
-            .next()
-            .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
-            && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_');
-    }
-    let parts: Vec<&str> = reference.splitn(6, ':').collect();
-    let ["arn", partition, service, region, account, resource] = parts[..] else {
-        return false;
-    };
-    if !is_partition_region(partition, region)
-        || account.len() != 12
-        || !account.bytes().all(|b| b.is_ascii_digit())
-    {
-        return false;
-    }
-    let name_of = |name: &str, max: usize, extra: &[u8]| {
-        (1..=max).contains(&name.len())
-            && name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || extra.contains(&b))
-    };
-    match (service, resource.split_once([':', '/'])) {
-        ("secretsmanager", Some(("secret", rest))) if resource.starts_with("secret:") => {
-            let (name, key) = match rest.split_once('#') {
-                Some((name, key)) => (name, Some(key)),
-                None => (rest, None),
-            };
-            name_of(name, 512, b"/_+=.@-")
-                && key.is_none_or(|key| !key.is_empty() && !key.chars().any(char::is_control))
-        }
-        ("ssm", Some(("parameter", name))) if resource.starts_with("parameter/") => {
-            name_of(name, 2048, b"/_.-")
-        }
-        _ => false,
-    }
-}
-
-/// A partition and one of its regions, as Lambda function ARNs have them (CONTRACT M4).
-fn is_partition_region(partition: &str, region: &str) -> bool {
-    let pieces: Vec<&str> = region.split('-').collect();
-    let region_ok = pieces.len() >= 3
-        && pieces.iter().all(|p| {
-            !p.is_empty()
-                && p.bytes()
-                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
-        })
-        && pieces
-            .last()
-            .is_some_and(|p| p.bytes().all(|b| b.is_ascii_digit()));
-    region_ok
-        && match partition {
-            "aws" => !region.starts_with("cn-") && !region.starts_with("us-gov-"),
-            "aws-cn" => region.starts_with("cn-"),
-            "aws-us-gov" => region.starts_with("us-gov-"),
-            _ => false,
-        }
+    SecretRef::parse(reference).is_some()
 }
 
 /// The bound security schemes, each with its `_meta.auth`.
