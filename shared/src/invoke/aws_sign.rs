@@ -174,19 +174,6 @@ impl AwsSigner {
             .map(|_| ())
     }
 
-    /// The headers that sign a `POST` of `body` to `url` with `headers` for `service` in
-    /// `region` (SigV4).
-    pub(super) async fn sign_post(
-        &self,
-        url: &str,
-        headers: &[(&str, &str)],
-        body: &[u8],
-        region: &str,
-        service: &str,
-    ) -> Result<Vec<(String, String)>, SignError> {
-        self.sign("POST", url, headers, body, region, service).await
-    }
-
     /// The headers that sign a `method` request of `body` to `url` with `headers` for
     /// `service` in `region` (SigV4).
     pub(super) async fn sign(

@@ -117,7 +117,7 @@ impl LambdaClient {
         ];
         let signature = self
             .signer
-            .sign_post(&url, &headers, &payload, &function.region, "lambda")
+            .sign("POST", &url, &headers, &payload, &function.region, "lambda")
             .await
             .map_err(sign_error)?;
         let mut builder = client.post(&url).body(payload);

@@ -123,7 +123,7 @@ impl SecretReader {
         ];
         let signature = self
             .signer
-            .sign_post(&url, &headers, &body, &arn.region, service)
+            .sign("POST", &url, &headers, &body, &arn.region, service)
             .await
             .map_err(|e| match e {
                 SignError::NoCredentials => SecretError::NoCredentials,
