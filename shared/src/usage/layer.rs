@@ -7,6 +7,7 @@
 
 use std::io::Write as _;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::SystemTime;
 
 use tracing::{Event, Subscriber};
@@ -21,6 +22,8 @@ use super::record::UsageRecord;
 pub struct UsageMetricsLayer<W> {
     make_writer: W,
     formatter: Mutex<EmfFormatter>,
+    /// Set until the first usage event: that request is the instance's cold start.
+    first: AtomicBool,
 }
 
 impl<W> std::fmt::Debug for UsageMetricsLayer<W> {
@@ -36,6 +39,7 @@ impl<W> UsageMetricsLayer<W> {
         Self {
             make_writer,
             formatter: Mutex::new(EmfFormatter::new(namespace)),
+            first: AtomicBool::new(true),
         }
     }
 
@@ -76,6 +80,7 @@ fn plain_line(record: &UsageRecord, error: &str) -> Vec<u8> {
         "auth_outcome": record.auth_outcome,
         "delegation_id": record.delegation_id,
         "retry_after": record.retry_after,
+        "trace_id": record.trace_id,
         "emf_error": error,
     });
     let mut line = value.to_string().into_bytes();
@@ -94,6 +99,7 @@ where
         }
         let mut record = UsageRecord::default();
         event.record(&mut record);
+        record.cold_start = self.first.swap(false, Ordering::Relaxed);
         let line = self.render(&record);
         // A log line that cannot be written has nowhere else to go.
         let _ = self.make_writer.make_writer().write_all(&line);

@@ -3,14 +3,16 @@
 //! U1, C6).
 //!
 //! The document keeps the usage fields (`route`, `method`, `tool`, `outcome`, `status`, `code`,
-//! `rejection`, `era`, `protocol_version`, `cors`, `duration_ms`, `tool_ms`, `guid`, `x_request_id`) as top-level members for
+//! `rejection`, `era`, `protocol_version`, `cors`, `duration_ms`, `tool_ms`, `guid`, `x_request_id`,
+//! `trace_id`) as top-level members for
 //! CloudWatch Logs Insights, and adds, in namespace [`DEFAULT_NAMESPACE`] unless configured:
 //!
 //! | metric | unit | dimensions |
 //! |---|---|---|
-//! | `Requests` (1 per request) | Count | `Route`, `Method`, `Outcome` |
-//! | `FailedRequests` (1 for an HTTP rejection or a JSON-RPC error, else 0) | Count | `Route`, `Method`, `Outcome` |
-//! | `Latency` (the request's duration) | Milliseconds | `Route`, `Method`, `Outcome` |
+//! | `Requests` (1 per request) | Count | `Route`, `Method`, `Outcome`; and `Route` |
+//! | `FailedRequests` (1 for an HTTP rejection or a JSON-RPC error, else 0) | Count | `Route`, `Method`, `Outcome`; and `Route` |
+//! | `Latency` (the request's duration) | Milliseconds | `Route`, `Method`, `Outcome`; and `Route` |
+//! | `RateLimited` (1 for a 429, else 0), `ColdStarts` (1 on an instance's first request, else 0) | Count | `Route` |
 //! | `ToolCalls`, `ToolErrors` (1 or 0) | Count | `Route`, `Tool` |
 //! | `ToolLatency` (the Tool Service call) | Milliseconds | `Route`, `Tool` |
 //!
@@ -33,10 +35,22 @@ use super::record::UsageRecord;
 /// The CloudWatch namespace when `MCP_METRICS_NAMESPACE` is unset.
 pub const DEFAULT_NAMESPACE: &str = "McpGateway";
 
-/// Dimensions of the request metrics.
-const REQUEST_DIMENSIONS: [&str; 3] = ["Route", "Method", "Outcome"];
+/// Dimensions of the request metrics (with [`ROUTE_DIMENSIONS`] as their second set, so that a
+/// route's p99 and error rate are one metric each for alarms and dashboards).
+pub const REQUEST_DIMENSIONS: [&str; 3] = ["Route", "Method", "Outcome"];
+/// Dimensions of the per-route metrics: [`ROUTE_METRICS`], and the second set of the request
+/// metrics.
+pub const ROUTE_DIMENSIONS: [&str; 1] = ["Route"];
 /// Dimensions of the tool metrics.
-const TOOL_DIMENSIONS: [&str; 2] = ["Route", "Tool"];
+pub const TOOL_DIMENSIONS: [&str; 2] = ["Route", "Tool"];
+/// The request metrics: one each per document, under [`REQUEST_DIMENSIONS`] and
+/// [`ROUTE_DIMENSIONS`].
+pub const REQUEST_METRICS: [&str; 3] = ["Requests", "FailedRequests", "Latency"];
+/// The per-route counts, under [`ROUTE_DIMENSIONS`] only (CONTRACT U4): a 429 answer and an
+/// instance's first request.
+pub const ROUTE_METRICS: [&str; 2] = ["RateLimited", "ColdStarts"];
+/// The tool metrics, under [`TOOL_DIMENSIONS`], for requests that reached a Tool Service.
+pub const TOOL_METRICS: [&str; 3] = ["ToolCalls", "ToolErrors", "ToolLatency"];
 
 /// A signed whole number written as a plain JSON number, never as a metric (`code`).
 struct SignedProperty(i64);
@@ -85,6 +99,7 @@ impl Entry for Document<'_> {
             ("auth", &r.auth),
             ("auth_outcome", &r.auth_outcome),
             ("delegation_id", &r.delegation_id),
+            ("trace_id", &r.trace_id),
         ] {
             if let Some(value) = value {
                 writer.value(name, value.as_str());
@@ -113,6 +128,12 @@ impl Entry for Document<'_> {
             "Latency",
             &AsMilliseconds::from(r.duration_ms.unwrap_or_default()),
         );
+        // Declared by the route directive only, under the route dimension.
+        writer.value(
+            "RateLimited",
+            &NoMetric::from(u64::from(r.status == Some(429))),
+        );
+        writer.value("ColdStarts", &NoMetric::from(u64::from(r.cold_start)));
         if let (Some(tool), Some(tool_ms)) = (r.tool_dimension(), r.tool_ms) {
             // Declared by the tool directive only, under the tool dimensions.
             let failed = u64::from(r.outcome_dimension() != "ok");
@@ -142,14 +163,28 @@ impl EmfFormatter {
     /// A formatter publishing to CloudWatch `namespace`.
     #[must_use]
     pub fn new(namespace: &str) -> Self {
-        let dimensions = vec![REQUEST_DIMENSIONS.map(String::from).to_vec()];
-        let requests = Emf::builder(namespace.to_string(), dimensions.clone()).build();
+        let dimensions = vec![
+            REQUEST_DIMENSIONS.map(String::from).to_vec(),
+            ROUTE_DIMENSIONS.map(String::from).to_vec(),
+        ];
         let metric = |name, unit| MetricDefinition {
             name,
             unit,
             storage_resolution: None,
         };
+        let route_directive = || MetricDirective {
+            dimensions: vec![ROUTE_DIMENSIONS.to_vec()],
+            metrics: ROUTE_METRICS
+                .iter()
+                .map(|name| metric(name, Unit::Count))
+                .collect(),
+            namespace,
+        };
+        let requests = Emf::builder(namespace.to_string(), dimensions.clone())
+            .directive(route_directive())
+            .build();
         let with_tool = Emf::builder(namespace.to_string(), dimensions)
+            .directive(route_directive())
             .directive(MetricDirective {
                 dimensions: vec![TOOL_DIMENSIONS.to_vec()],
                 metrics: vec![

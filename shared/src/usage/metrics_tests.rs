@@ -106,26 +106,27 @@ fn u1_a_tool_call_is_one_emf_document_with_request_and_tool_metrics() {
         json!("TestNs")
     );
     let request_dims = vec!["Route".to_string(), "Method".into(), "Outcome".into()];
+    let route_dims = vec!["Route".to_string()];
     let tool_dims = vec!["Route".to_string(), "Tool".into()];
-    assert_eq!(
-        declared(&doc),
-        vec![
-            (
-                request_dims.clone(),
-                "FailedRequests".into(),
-                "Count".into()
-            ),
-            (
-                request_dims.clone(),
-                "Latency".into(),
-                "Milliseconds".into()
-            ),
-            (request_dims, "Requests".into(), "Count".into()),
-            (tool_dims.clone(), "ToolCalls".into(), "Count".into()),
-            (tool_dims.clone(), "ToolErrors".into(), "Count".into()),
-            (tool_dims, "ToolLatency".into(), "Milliseconds".into()),
-        ]
-    );
+    let entry =
+        |dims: &Vec<String>, name: &str, unit: &str| (dims.clone(), name.into(), unit.into());
+    let mut expected = vec![
+        entry(&request_dims, "FailedRequests", "Count"),
+        entry(&request_dims, "Latency", "Milliseconds"),
+        entry(&request_dims, "Requests", "Count"),
+        entry(&route_dims, "FailedRequests", "Count"),
+        entry(&route_dims, "Latency", "Milliseconds"),
+        entry(&route_dims, "Requests", "Count"),
+        entry(&route_dims, "RateLimited", "Count"),
+        entry(&route_dims, "ColdStarts", "Count"),
+        entry(&tool_dims, "ToolCalls", "Count"),
+        entry(&tool_dims, "ToolErrors", "Count"),
+        entry(&tool_dims, "ToolLatency", "Milliseconds"),
+    ];
+    expected.sort();
+    assert_eq!(declared(&doc), expected);
+    assert_eq!(doc["RateLimited"], 0);
+    assert_eq!(doc["ColdStarts"], 0);
     // The Logs Insights fields, as logged.
     for (field, value) in [
         ("target", json!("mcp_gateway::usage")),
@@ -180,9 +181,10 @@ fn u1_h5_an_origin_rejection_is_a_failed_request_and_never_tool_use() {
     assert_eq!(doc["Method"], "none");
     assert_eq!(doc["rejection"], "origin_not_allowed");
     assert_eq!(doc["status"], 403);
+    // The request directive and the route directive; no tool directive.
     assert_eq!(
         doc["_aws"]["CloudWatchMetrics"].as_array().unwrap().len(),
-        1
+        2
     );
     for absent in [
         "Tool",
@@ -211,8 +213,53 @@ fn u1_rpc_errors_carry_their_negative_code_as_a_number_and_count_as_failed() {
     assert_eq!(doc["FailedRequests"], 1);
     assert_eq!(doc["tool"], "search_documents");
     assert!(doc.get("ToolCalls").is_none(), "{doc}");
-    let names: Vec<String> = declared(&doc).into_iter().map(|d| d.1).collect();
-    assert_eq!(names, ["FailedRequests", "Latency", "Requests"]);
+    let mut names: Vec<String> = declared(&doc).into_iter().map(|d| d.1).collect();
+    names.sort();
+    names.dedup();
+    assert_eq!(
+        names,
+        [
+            "ColdStarts",
+            "FailedRequests",
+            "Latency",
+            "RateLimited",
+            "Requests"
+        ]
+    );
+}
+
+#[test]
+fn u1_a_429_and_an_instance_first_request_count_under_the_route_alone() {
+    let record = UsageRecord {
+        method: Some("tools/list".into()),
+        tool: None,
+        tool_ms: None,
+        outcome: Some("http_error".into()),
+        status: Some(429),
+        cold_start: true,
+        trace_id: Some("4bf92f3577b34da6a3ce929d0e0e4736".into()),
+        ..record()
+    };
+    let doc = document(&record);
+    assert_emf_spec(&doc);
+    assert_eq!(doc["RateLimited"], 1);
+    assert_eq!(doc["ColdStarts"], 1);
+    assert_eq!(doc["trace_id"], "4bf92f3577b34da6a3ce929d0e0e4736");
+    let route_only: Vec<String> = declared(&doc)
+        .into_iter()
+        .filter(|(dims, _, _)| dims == &["Route"])
+        .map(|d| d.1)
+        .collect();
+    assert_eq!(
+        route_only,
+        [
+            "ColdStarts",
+            "FailedRequests",
+            "Latency",
+            "RateLimited",
+            "Requests"
+        ]
+    );
 }
 
 #[test]

@@ -14,5 +14,8 @@ mod record;
 
 pub use event::{MAX_LOGGED_NAME_BYTES, Outcome, ToolUse, USAGE_TARGET, UsageEvent};
 pub use layer::UsageMetricsLayer;
-pub use metrics::{DEFAULT_NAMESPACE, EmfFormatter};
+pub use metrics::{
+    DEFAULT_NAMESPACE, EmfFormatter, REQUEST_DIMENSIONS, REQUEST_METRICS, ROUTE_DIMENSIONS,
+    ROUTE_METRICS, TOOL_DIMENSIONS, TOOL_METRICS,
+};
 pub use record::UsageRecord;

@@ -45,6 +45,12 @@ pub struct UsageRecord {
     pub delegation_id: Option<String>,
     /// `retry_after`: seconds sent in `Retry-After`.
     pub retry_after: Option<u64>,
+    /// `trace_id`: the W3C trace id of the request's span, 32 lowercase hex digits (CONTRACT
+    /// U3, O1).
+    pub trace_id: Option<String>,
+    /// Whether this is the first request the instance served (the `ColdStarts` metric); set by
+    /// the layer that writes the document, not a log field.
+    pub cold_start: bool,
 }
 
 impl UsageRecord {
@@ -112,6 +118,7 @@ impl tracing::field::Visit for UsageRecord {
             "auth" => &mut self.auth,
             "auth_outcome" => &mut self.auth_outcome,
             "delegation_id" => &mut self.delegation_id,
+            "trace_id" => &mut self.trace_id,
             _ => return,
         };
         *slot = Some(value.to_string());
