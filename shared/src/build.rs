@@ -102,7 +102,8 @@ impl Gateway<HttpInvoker> {
     pub async fn from_registry(config: Config, registry: Registry) -> Result<Self, GatewayError> {
         let invoker = HttpInvoker::for_process(&config)?;
         let auth = Authenticator::from_config(&config).await;
-        let gateway = Self::with_registry(config, registry, invoker);
+        let gateway = Self::with_registry(config, registry, invoker)
+            .with_tracing(crate::trace::export::for_process());
         Ok(match auth {
             Some(auth) => gateway.with_auth(auth),
             None => gateway,
@@ -125,7 +126,8 @@ impl Gateway<HttpInvoker> {
                     defaults,
                     Registry::unavailable("the gateway configuration is broken"),
                     invoker,
-                );
+                )
+                .with_tracing(crate::trace::export::for_process());
                 // A deployment that asks for authentication is never served without it (A1).
                 Ok(if Config::asks_for_auth() {
                     gateway.with_auth(Authenticator::misconfigured())

@@ -29,7 +29,12 @@ use crate::service::{Gateway, InvocationContext, RequestBody};
 pub async fn run<I: ToolInvoker>(gateway: Arc<Gateway<I>>) -> Result<(), lambda_http::Error> {
     let handler = lambda_http::service_fn(move |event: lambda_http::Request| {
         let gateway = Arc::clone(&gateway);
-        async move { Ok::<_, Infallible>(handle_event(&gateway, event).await) }
+        async move {
+            let response = handle_event(&gateway, event).await;
+            // CONTRACT O5: the invocation's spans leave before it answers.
+            gateway.flush_traces().await;
+            Ok::<_, Infallible>(response)
+        }
     });
     lambda_http::lambda_runtime::run(MultiValueHeaders(lambda_http::Adapter::from(handler))).await
 }
@@ -176,6 +181,10 @@ pub async fn handle_event<I: ToolInvoker>(
     request: lambda_http::Request,
 ) -> http::Response<Body> {
     let deadline = deadline(&request);
+    // CONTRACT O1: the invocation's own X-Ray trace, never a header a client could set.
+    let xray_trace_id = request
+        .lambda_context_ref()
+        .and_then(|context| context.xray_trace_id.clone());
     let path = encode_path(public_path(event_path(&request), stage_prefix(&request)));
     let (mut parts, body) = request.into_parts();
     if path != parts.uri.path() {
@@ -199,7 +208,13 @@ pub async fn handle_event<I: ToolInvoker>(
     };
     let request = http::Request::from_parts(parts, RequestBody::Full(body));
     let response = gateway
-        .handle(request, InvocationContext { deadline })
+        .handle(
+            request,
+            InvocationContext {
+                deadline,
+                xray_trace_id,
+            },
+        )
         .await;
     response.map(|bytes| {
         if bytes.is_empty() {

@@ -30,6 +30,7 @@ pub mod telemetry;
 pub mod text;
 pub mod tls;
 pub mod tool_result;
+pub mod trace;
 pub mod usage;
 
 pub use build::GatewayError;

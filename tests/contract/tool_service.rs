@@ -249,6 +249,7 @@ async fn x7_timeout_is_capped_by_the_invocation_deadline_minus_the_margin() {
             ),
             InvocationContext {
                 deadline: Some(deadline),
+                ..InvocationContext::default()
             },
         )
         .await;

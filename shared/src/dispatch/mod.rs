@@ -43,6 +43,8 @@ pub(crate) struct Call<'a> {
     /// The request body as it arrived: `tools/call` forwards `arguments` from it as written
     /// (CONTRACT X11).
     pub body: &'a [u8],
+    /// The request's trace: what its Tool Service calls carry (CONTRACT O2, O3).
+    pub trace: &'a crate::trace::RequestTrace,
 }
 
 impl Call<'_> {

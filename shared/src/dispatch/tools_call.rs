@@ -4,7 +4,7 @@
 //! MCP-native results as docs/routes.md "Tool results" describes), with the tool's outbound
 //! credential (X12, [`super::credentials`]).
 
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use bytes::Bytes;
 use http::{HeaderName, HeaderValue};
@@ -19,6 +19,7 @@ use crate::registry::search::SEARCH_TOOL_NAME;
 use crate::registry::{Endpoint, Tool, ToolLookup};
 use crate::text::{ellipsized, violation_message};
 use crate::tool_result::{map_tool_answer, oversized_result};
+use crate::trace::{self, CallTarget, ToolCallSpan};
 use crate::usage::ToolUse;
 
 /// The longest violation text of a `-32602`, in bytes (CONTRACT X2); a longer one is cut at a
@@ -112,6 +113,22 @@ fn effective_timeout(call: &Call<'_>, tool: &Tool) -> Duration {
     }
 }
 
+/// Where a call goes, as its CLIENT span names it (CONTRACT O4): host and port, or function
+/// name and region; never the URL's path or query.
+fn call_target(target: &ToolTarget, method: &http::Method) -> CallTarget {
+    match target {
+        ToolTarget::Http { url, .. } => CallTarget::Http {
+            method: method.as_str().to_string(),
+            host: url.host_str().unwrap_or_default().to_string(),
+            port: url.port_or_known_default().unwrap_or_default(),
+        },
+        ToolTarget::Lambda { function, .. } => CallTarget::Lambda {
+            name: function.name.clone(),
+            region: function.region.clone(),
+        },
+    }
+}
+
 pub(super) async fn handle<I: ToolInvoker>(
     call: &Call<'_>,
     invoker: &I,
@@ -172,17 +189,22 @@ pub(super) async fn handle<I: ToolInvoker>(
         Sent::read(&parsed_text).unwrap_or(Sent::Object(Vec::new()))
     };
     let whole_arguments = || Bytes::from(sent.to_vec());
+    // CONTRACT O2, O3: the values this call's CLIENT span passes on.
+    let span_id = trace::new_span_id();
+    let trace_values = call.trace.outbound(span_id);
     let target = match (&tool.endpoint, &tool.rest, arguments) {
-        (Endpoint::Lambda(function), _, _) => match client_context(&tool.name, &headers) {
-            Ok(client_context) => Ok((
-                ToolTarget::Lambda {
-                    function: function.clone(),
-                    client_context,
-                },
-                whole_arguments(),
-            )),
-            Err(refused) => Err(refused),
-        },
+        (Endpoint::Lambda(function), _, _) => {
+            match client_context(&tool.name, &headers, &trace_values) {
+                Ok(client_context) => Ok((
+                    ToolTarget::Lambda {
+                        function: function.clone(),
+                        client_context,
+                    },
+                    whole_arguments(),
+                )),
+                Err(refused) => Err(refused),
+            }
+        }
         (Endpoint::Http(_), Some(rest), Value::Object(arguments)) => {
             let sent_members = match &sent {
                 Sent::Object(members) => &members[..],
@@ -213,6 +235,13 @@ pub(super) async fn handle<I: ToolInvoker>(
     let started = Instant::now();
     let answer = match target {
         Ok((target, body)) => {
+            if let ToolTarget::Http { .. } = target {
+                // CONTRACT O2: after X9's header arguments, replacing any of the same name.
+                headers.retain(|(name, _)| !trace_values.iter().any(|(t, _)| t == name));
+                headers.extend(trace_values);
+            }
+            let span_started = SystemTime::now();
+            let call_target = call_target(&target, &tool.method);
             let request = ToolRequest {
                 target,
                 headers,
@@ -221,13 +250,28 @@ pub(super) async fn handle<I: ToolInvoker>(
                 max_response_bytes: call.config.max_tool_response_bytes,
                 sigv4: None,
             };
-            match &tool.auth {
+            let answer = match &tool.auth {
                 None => invoker.invoke(request).await,
                 // CONTRACT X12: the tool's outbound credential, read anew after a 401.
                 Some(auth) => {
                     super::credentials::invoke_with(invoker, &tool.name, auth, request).await
                 }
-            }
+            };
+            tool_use.span = Some(ToolCallSpan {
+                span_id,
+                started: span_started,
+                ended: SystemTime::now(),
+                target: call_target,
+                status: answer.as_ref().ok().map(|a| a.status.as_u16()),
+                error: match &answer {
+                    Ok(a) if a.status.is_client_error() || a.status.is_server_error() => {
+                        Some(a.status.as_str().to_string().into())
+                    }
+                    Ok(_) => None,
+                    Err(e) => Some(e.kind().into()),
+                },
+            });
+            answer
         }
         // CONTRACT X10: the headers do not fit the client context; nothing is invoked.
         Err(refused) => Err(refused),

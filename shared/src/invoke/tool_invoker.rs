@@ -176,6 +176,33 @@ pub enum InvokeError {
     },
 }
 
+impl InvokeError {
+    /// The failure as a span's `error.type` (CONTRACT O4): `timeout`, `connect`,
+    /// `function_error` …
+    #[must_use]
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Timeout { .. } => "timeout",
+            Self::Connect => "connect",
+            Self::ResponseTooLarge { .. } => "response_too_large",
+            Self::UnexpectedContentType { .. } => "unexpected_content_type",
+            Self::Transport { .. } => "transport",
+            Self::FunctionError { .. } => "function_error",
+            Self::Throttled => "throttled",
+            Self::FunctionNotFound => "function_not_found",
+            Self::AccessDenied { .. } => "access_denied",
+            Self::PayloadTooLarge { .. } => "payload_too_large",
+            Self::InvokeFailed { .. } => "invoke_failed",
+            Self::NotJson => "not_json",
+            Self::ClientContextTooLarge => "client_context_too_large",
+            Self::NoCredentials | Self::NoSigningCredentials => "no_credentials",
+            Self::CredentialsTimeout { .. } => "credentials_timeout",
+            Self::CredentialsFailed { .. } => "credentials_failed",
+            Self::Credential { .. } => "credential",
+        }
+    }
+}
+
 /// Executes Tool Service calls. Implementations must enforce `timeout` and
 /// `max_response_bytes` themselves.
 pub trait ToolInvoker: Send + Sync + 'static {

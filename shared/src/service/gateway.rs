@@ -3,7 +3,7 @@
 //! and writes its one usage event (CONTRACT U1).
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
 
 use bytes::Bytes;
 use http::{Request, Response};
@@ -13,6 +13,7 @@ use crate::config::Config;
 use crate::invoke::ToolInvoker;
 use crate::policy;
 use crate::registry::{Registry, RegistryError, Snapshot};
+use crate::trace::{RequestTrace, Tracing};
 use crate::usage::UsageEvent;
 
 /// A request body as an adapter hands it over.
@@ -25,10 +26,13 @@ pub enum RequestBody {
 }
 
 /// Per-invocation facts from the platform.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct InvocationContext {
     /// When the platform cuts the invocation off (Lambda deadline), if it does (CONTRACT X7).
     pub deadline: Option<Instant>,
+    /// The invocation's X-Ray trace header (`_X_AMZN_TRACE_ID`), when Lambda gave one: a link of
+    /// the server span and passed on to Tool Services (CONTRACT O1, O2).
+    pub xray_trace_id: Option<String>,
 }
 
 /// The gateway: configuration, the registry snapshot of this warm instance, a tool invoker and,
@@ -41,6 +45,7 @@ pub struct Gateway<I> {
     pub(super) registry: Arc<Registry>,
     pub(super) invoker: I,
     pub(super) auth: Option<Arc<Authenticator>>,
+    pub(super) tracing: Tracing,
 }
 
 impl<I> std::fmt::Debug for Gateway<I> {
@@ -49,6 +54,7 @@ impl<I> std::fmt::Debug for Gateway<I> {
             .field("config", &self.config)
             .field("registry", &self.registry)
             .field("auth", &self.auth)
+            .field("tracing", &self.tracing)
             .finish_non_exhaustive()
     }
 }
@@ -75,7 +81,28 @@ impl<I: ToolInvoker> Gateway<I> {
             registry: Arc::new(registry),
             invoker,
             auth: None,
+            tracing: Tracing::default(),
         }
+    }
+
+    /// This gateway with `tracing`'s sampler and span export (CONTRACT O5).
+    #[must_use]
+    pub fn with_tracing(mut self, tracing: Tracing) -> Self {
+        self.tracing = tracing;
+        self
+    }
+
+    /// The tracing in force (CONTRACT O5).
+    #[must_use]
+    pub fn tracing(&self) -> &Tracing {
+        &self.tracing
+    }
+
+    /// Sends the spans of the requests served so far and waits for them, within the
+    /// exporter's time limit; at once when nothing is exported (CONTRACT O5). The Lambda
+    /// adapter calls it before each invocation answers.
+    pub async fn flush_traces(&self) {
+        self.tracing.flush().await;
     }
 
     /// This gateway with inbound authentication.
@@ -97,6 +124,7 @@ impl<I: ToolInvoker> Gateway<I> {
             registry: Arc::clone(&self.registry),
             invoker,
             auth: self.auth.clone(),
+            tracing: self.tracing.clone(),
         }
     }
 
@@ -120,6 +148,7 @@ impl<I: ToolInvoker> Gateway<I> {
 
     /// Serves one request. Never fails: every rejection is a response. Writes exactly one usage
     /// event (CONTRACT U1) and sets `guid` and `x-request-id` on every response (CONTRACT H8).
+    /// Its spans go to the span sink, if any, as it answers (CONTRACT O4).
     pub async fn handle(
         &self,
         request: Request<RequestBody>,
@@ -130,10 +159,17 @@ impl<I: ToolInvoker> Gateway<I> {
         let correlation = policy::correlation(&parts.headers);
         let origin = policy::allowed_origin(&parts.headers);
         let mut usage = UsageEvent::new(correlation.guid.clone(), correlation.request_id.clone());
+        let mut trace = RequestTrace::from_headers(
+            &parts.headers,
+            &parts.method,
+            context.xray_trace_id.as_deref(),
+            SystemTime::now(),
+        );
         let reply = self
-            .process(&parts, body, context, &correlation, &mut usage)
+            .process(&parts, body, &context, &correlation, &mut usage, &mut trace)
             .await;
         let response = self.respond(reply, &correlation, origin, &mut usage);
+        usage.trace_id = self.tracing.finish(&mut trace, &usage);
         usage.emit(started.elapsed());
         response
     }

@@ -20,6 +20,7 @@ use crate::policy::{self, Correlation, HttpRejection};
 use crate::protocol::{Era, Message, declared_version, methods, parse_message};
 use crate::registry::{Route, Snapshot};
 use crate::routing::{RouteKeyError, RouteTarget, fixed_route_key, route_target};
+use crate::trace::RequestTrace;
 use crate::usage::{Outcome, UsageEvent};
 
 impl<I: ToolInvoker> Gateway<I> {
@@ -27,9 +28,10 @@ impl<I: ToolInvoker> Gateway<I> {
         &self,
         parts: &Parts,
         body: RequestBody,
-        context: InvocationContext,
+        context: &InvocationContext,
         correlation: &Correlation,
         usage: &mut UsageEvent,
+        trace: &mut RequestTrace,
     ) -> Reply {
         let config = &self.config;
         let headers = &parts.headers;
@@ -100,6 +102,12 @@ impl<I: ToolInvoker> Gateway<I> {
             Message::Notification { method, params } => (None, Some(method), params),
             Message::Response => (None, None, None),
         };
+        // CONTRACT O1: `_meta`'s trace context over the headers'; never a refusal.
+        trace.read_meta(params.as_ref());
+        if let Some(id) = &id {
+            trace.set_rpc_id(id);
+        }
+        self.tracing.decide(trace, method.as_deref());
         let era = if declared_version(params.as_ref()).is_some() {
             Era::Modern
         } else {
@@ -175,6 +183,7 @@ impl<I: ToolInvoker> Gateway<I> {
             deadline: context.deadline,
             era,
             body: &body,
+            trace,
         };
         match dispatch(
             &call,

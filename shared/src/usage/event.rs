@@ -56,6 +56,8 @@ pub struct ToolUse {
     /// Whole milliseconds the Tool Service call took, when it was made: the usage event's
     /// `tool_ms`, the result's `searchTime` (CONTRACT U1, X5).
     pub tool_ms: Option<u64>,
+    /// The call as its CLIENT span records it (CONTRACT O4), when a Tool Service was called.
+    pub span: Option<crate::trace::ToolCallSpan>,
 }
 
 /// The fields of one usage event, filled in as the request moves through the checks.
@@ -91,6 +93,8 @@ pub struct UsageEvent {
     /// `auth_outcome`, `delegation_id`, `retry_after` of the authentication chain; never a
     /// token, hash or claim (CONTRACT C6).
     pub auth_record: crate::auth::AuthRecord,
+    /// `trace_id`: the request's W3C trace id, 32 lowercase hex digits (CONTRACT U3).
+    pub trace_id: Option<String>,
 }
 
 impl UsageEvent {
@@ -113,13 +117,14 @@ impl UsageEvent {
             cors: None,
             auth: None,
             auth_record: crate::auth::AuthRecord::default(),
+            trace_id: None,
         }
     }
 
     /// Writes the event at `info` level to [`USAGE_TARGET`]: `route`, `route_checked`,
     /// `method`, `tool`, `tool_ms`, `outcome`, `status`, `code`, `rejection`, `era`,
     /// `protocol_version`, `cors`, `duration_ms`,
-    /// `guid`, `x_request_id`, and with authentication on `auth`, `auth_outcome`,
+    /// `guid`, `x_request_id`, `trace_id` (CONTRACT U3), and with authentication on `auth`, `auth_outcome`,
     /// `delegation_id`, `retry_after` (seconds). Absent values are left out. With
     /// [`LogFormat::Json`](crate::telemetry::LogFormat::Json) it becomes one EMF document
     /// ([`super::UsageMetricsLayer`]).
@@ -149,6 +154,7 @@ impl UsageEvent {
             auth_outcome = self.auth.map(|_| self.auth_record.outcome),
             delegation_id = self.auth_record.delegation_id.as_deref(),
             retry_after = self.auth_record.retry_after_s,
+            trace_id = self.trace_id.as_deref(),
             "request"
         );
     }

@@ -154,7 +154,9 @@ mod tests {
         event.tool = ToolUse {
             name: Some("search_documents".into()),
             tool_ms: Some(3),
+            span: None,
         };
+        event.trace_id = Some("4bf92f3577b34da6a3ce929d0e0e4736".into());
         event.era = Some(crate::protocol::Era::Modern);
         event.protocol_version = Some("2026-07-28".into());
         let lines = lines_of(|| {
@@ -172,6 +174,8 @@ mod tests {
         assert_eq!(doc["duration_ms"], 9);
         assert_eq!(doc["guid"], "0b5e7c0a-1d2e-4f3a-9b8c-7d6e5f4a3b2c");
         assert_eq!(doc["x_request_id"], "req-7");
+        // CONTRACT U3.
+        assert_eq!(doc["trace_id"], "4bf92f3577b34da6a3ce929d0e0e4736");
         // CONTRACT N7.
         assert_eq!(doc["era"], "modern");
         assert_eq!(doc["protocol_version"], "2026-07-28");
