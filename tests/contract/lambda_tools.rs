@@ -23,7 +23,7 @@ const SHORT_NAMED_ARN: &str = "arn:aws:lambda:us-east-1:123456789012:function:a"
 
 /// A gateway whose route `core` also has Lambda tools on [`ARN`], calling the Invoke API of a
 /// loopback server (the harness's Tool Service) with fixed credentials.
-async fn harness() -> Harness {
+pub(crate) async fn harness() -> Harness {
     let invoke_api = MockServer::start().await;
     let mut document = manifest(&invoke_api.uri());
     let lambda_tool = |name: &str, endpoint: &str, extra: Value| {
@@ -60,7 +60,7 @@ async fn harness() -> Harness {
     }
 }
 
-async fn answers(h: &Harness, template: ResponseTemplate) {
+pub(crate) async fn answers(h: &Harness, template: ResponseTemplate) {
     h.tool_service.reset().await;
     Mock::given(any())
         .respond_with(template)

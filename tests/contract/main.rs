@@ -29,3 +29,5 @@ mod tool_results;
 mod tool_search;
 mod tool_service;
 mod tools_list_pages;
+mod trace_context;
+mod trace_export;

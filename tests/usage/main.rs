@@ -257,3 +257,43 @@ async fn x12_secret_values_never_reach_logs_at_trace_level_usage_events_or_answe
         );
     }
 }
+
+/// CONTRACT U3: the usage event carries the request's trace id, the caller's when it sent one,
+/// else a new one; never its tracestate or baggage.
+#[tokio::test]
+async fn u3_the_usage_event_carries_the_trace_id_and_no_other_trace_value() {
+    let lines = Lines::default();
+    let subscriber = tracing_subscriber::fmt()
+        .json()
+        .with_writer(lines.clone())
+        .finish();
+    let _guard = tracing_subscriber::util::SubscriberInitExt::set_default(subscriber);
+    let h = Harness::fixed().await;
+    let parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    h.post(
+        "/mcp/core",
+        &rpc(json!(1), "tools/list", Value::Null),
+        &[
+            ("traceparent", parent),
+            ("tracestate", "vendor=state-canary-51"),
+            ("baggage", "user=baggage-canary-52"),
+        ],
+    )
+    .await;
+    h.post("/mcp/core", &rpc(json!(2), "tools/list", Value::Null), &[])
+        .await;
+    let events = lines.usage_events();
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert_eq!(events[0]["trace_id"], "4bf92f3577b34da6a3ce929d0e0e4736");
+    let fresh = events[1]["trace_id"].as_str().expect("a trace id");
+    assert_eq!(fresh.len(), 32);
+    assert!(
+        fresh
+            .bytes()
+            .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+    );
+    assert_ne!(fresh, "4bf92f3577b34da6a3ce929d0e0e4736");
+    let text = lines.text();
+    assert!(!text.contains("state-canary-51"), "{text}");
+    assert!(!text.contains("baggage-canary-52"), "{text}");
+}

@@ -3,6 +3,7 @@
 //! [`OtlpSink`] that queues spans, sends them (on Lambda before the invocation answers, on the
 //! local server in the background) and stops trying for a while after a failed export.
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -56,8 +57,40 @@ impl OtelEnv<'_> {
     /// Whether an OTLP endpoint is set (CONTRACT O5).
     #[must_use]
     pub fn exports(&self) -> bool {
-        self.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT").is_some()
-            || self.get("OTEL_EXPORTER_OTLP_ENDPOINT").is_some()
+        self.endpoint().is_some()
+    }
+
+    /// The traces URL (CONTRACT O5): `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` as given, else
+    /// `OTEL_EXPORTER_OTLP_ENDPOINT` with `/v1/traces` after it.
+    #[must_use]
+    pub fn endpoint(&self) -> Option<String> {
+        if let Some(url) = self.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") {
+            return Some(url.trim().to_string());
+        }
+        let base = self.get("OTEL_EXPORTER_OTLP_ENDPOINT")?;
+        Some(format!("{}/v1/traces", base.trim().trim_end_matches('/')))
+    }
+
+    /// The export request's headers: `OTEL_EXPORTER_OTLP_TRACES_HEADERS`, else
+    /// `OTEL_EXPORTER_OTLP_HEADERS`, as `key=value` pairs separated by commas with
+    /// percent-encoded values (OpenTelemetry's exporter specification); a pair without `=` is
+    /// left out.
+    #[must_use]
+    pub fn headers(&self) -> HashMap<String, String> {
+        let text = self
+            .get("OTEL_EXPORTER_OTLP_TRACES_HEADERS")
+            .or_else(|| self.get("OTEL_EXPORTER_OTLP_HEADERS"))
+            .unwrap_or_default();
+        text.split(',')
+            .filter_map(|pair| {
+                let (key, value) = pair.split_once('=')?;
+                let value = percent_encoding::percent_decode_str(value.trim())
+                    .decode_utf8()
+                    .ok()?;
+                Some((key.trim().to_string(), value.into_owned()))
+            })
+            .filter(|(key, _)| !key.is_empty())
+            .collect()
     }
 
     /// `OTEL_TRACES_SAMPLER` with `OTEL_TRACES_SAMPLER_ARG`; `parentbased_always_on` when unset
@@ -102,20 +135,38 @@ impl OtelEnv<'_> {
         Duration::from_millis(ms)
     }
 
-    /// The resource (CONTRACT O5): the SDK's detectors (`OTEL_SERVICE_NAME`,
-    /// `OTEL_RESOURCE_ATTRIBUTES`, the SDK's own attributes), `service.name` `mcp-gateway` when
-    /// neither names one, and on Lambda `cloud.provider`, `cloud.region` and `faas.name`.
+    /// The resource (CONTRACT O5): the SDK's `telemetry.sdk.*` attributes, then
+    /// `OTEL_RESOURCE_ATTRIBUTES` (`key=value` pairs separated by commas, values
+    /// percent-encoded), `service.name` from `OTEL_SERVICE_NAME`, else from those attributes,
+    /// else `mcp-gateway`, and on Lambda `cloud.provider`, `cloud.region` and `faas.name`.
     #[must_use]
     pub fn resource(&self) -> Resource {
-        let named = self.get("OTEL_SERVICE_NAME").is_some()
-            || self.get("OTEL_RESOURCE_ATTRIBUTES").is_some_and(|a| {
-                a.split(',')
-                    .any(|kv| kv.trim().starts_with("service.name="))
-            });
-        let mut builder = Resource::builder();
-        if !named {
-            builder = builder.with_service_name("mcp-gateway");
-        }
+        let mut attributes: Vec<KeyValue> = self
+            .get("OTEL_RESOURCE_ATTRIBUTES")
+            .unwrap_or_default()
+            .split(',')
+            .filter_map(|pair| {
+                let (key, value) = pair.split_once('=')?;
+                let value = percent_encoding::percent_decode_str(value.trim())
+                    .decode_utf8()
+                    .ok()?;
+                let key = key.trim();
+                (!key.is_empty()).then(|| KeyValue::new(key.to_string(), value.into_owned()))
+            })
+            .collect();
+        let service = self.get("OTEL_SERVICE_NAME").or_else(|| {
+            attributes
+                .iter()
+                .find(|kv| kv.key.as_str() == "service.name")
+                .map(|kv| kv.value.to_string())
+        });
+        attributes.retain(|kv| kv.key.as_str() != "service.name");
+        let mut builder = Resource::builder_empty()
+            .with_detector(Box::new(
+                opentelemetry_sdk::resource::TelemetryResourceDetector,
+            ))
+            .with_attributes(attributes)
+            .with_service_name(service.unwrap_or_else(|| "mcp-gateway".into()));
         if let Some(function) = self.get("AWS_LAMBDA_FUNCTION_NAME") {
             let mut attributes = vec![
                 KeyValue::new("cloud.provider", "aws"),
@@ -224,9 +275,9 @@ impl SpanSink for OtlpSink {
 /// logs it and serves without export.
 pub fn from_env(env: &OtelEnv<'_>, mode: FlushMode) -> Result<Tracing, String> {
     let sampler = env.sampler();
-    if !env.exports() {
+    let Some(endpoint) = env.endpoint() else {
         return Ok(Tracing::new(sampler, None));
-    }
+    };
     let timeout = env.timeout();
     let client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
@@ -239,6 +290,8 @@ pub fn from_env(env: &OtelEnv<'_>, mode: FlushMode) -> Result<Tracing, String> {
         .with_http()
         .with_http_client(ReqwestClient(client))
         .with_protocol(Protocol::HttpBinary)
+        .with_endpoint(endpoint)
+        .with_headers(env.headers())
         .with_timeout(timeout)
         .build()
         .map_err(|e| e.to_string())?;
