@@ -5,7 +5,8 @@ Every function (both templates):
 - is a Rust function SAM builds with cargo-lambda (provided.al2023, bootstrap, arm64, BuildMethod
   rust-cargolambda) and its Binary names a Lambda binary the workspace builds;
 - sets every MCP_* variable the gateway reads (shared/src/config/gateway.rs,
-  shared/src/config/auth.rs) and docs/configuration.md documents, and no MCP_* variable the
+  shared/src/config/auth.rs, and shared/src/telemetry.rs: MCP_METRICS_NAMESPACE, which
+  docs/operating.md documents) and docs/configuration.md documents, and no MCP_* variable the
   gateway does not read;
 - logs to a log group of its own with a retention;
 - its role's tool grants (CONTRACT X10, M5, X12) are one statement each, under a condition that
@@ -28,7 +29,15 @@ The environment (template.yaml):
 - the only permissions besides the tool grants are s3:GetObject on the manifest object and
   dynamodb:UpdateItem on the delegation table that MCP_AUTH_TABLE names (on-demand, string key
   pk, TTL on ttl);
-- Outputs give the public URL and export, named after the stack, what route stacks import.
+- Outputs give the public URL and export, named after the stack, what route stacks import;
+- one CloudWatch dashboard of every route (CONTRACT U4): rendered with a namespace and region of
+  the check's own, every metric widget's region is AWS::Region and every query reads the
+  functions' MCP_METRICS_NAMESPACE; each query is a Metrics Insights query FROM SCHEMA(...) or a
+  SEARCH with a {namespace,dimensions} schema, and its metric, dimension set and Outcome and
+  Method values are ones shared/src/usage/metrics.rs and record.rs emit (METRICS_SOURCE,
+  emitted_metrics); the widgets lie on the 24-column grid without overlap and show the views of
+  DASHBOARD_VIEWS; infra/dashboard/render.py reads the same widgets, and the committed
+  infra/dashboard/dashboard.svg is what it draws now.
 
 The route template (infra/route.yaml), rendered for two route keys side by side:
 - one function, MCP_ENDPOINT_PATH /mcp/<RouteKey>, fixed routing, the manifest object
@@ -40,7 +49,11 @@ The route template (infra/route.yaml), rendered for two route keys side by side:
   only;
 - it redefines nothing of the environment, shares no route or physical name with the
   environment or with another route stack, and reaches the environment only through
-  Fn::ImportValue of exports the environment template defines; its URL is an output, not an export.
+  Fn::ImportValue of exports the environment template defines; its URL is an output, not an export;
+- its alarms read the route's own series (Route = RouteKey) in the imported namespace, of
+  metrics and dimension sets the code emits, treat missing data as not breaching, take their
+  thresholds from parameters and notify AlarmTopicArn when it is set, no one otherwise; an
+  error-rate alarm (FailedRequests / Requests) and a p99 Latency alarm are among them.
 
 A cfn-lint rule silenced in a template's Metadata carries its reason in Metadata.LintSilenced.
 
@@ -51,6 +64,7 @@ keys as parameter defaults), for cfn-lint and `sam validate --lint`.
 
 import copy
 import fnmatch
+import importlib.util
 import json
 import os
 import re
@@ -67,10 +81,34 @@ ROUTE = "infra/route.yaml"
 VARIABLE_SOURCES = ["shared/src/config/gateway.rs", "shared/src/config/auth.rs"]
 # The guide whose configuration table lists every MCP_* variable the gateway reads.
 CONFIGURATION_GUIDE = "docs/configuration.md"
+# Files whose quoted "MCP_*" names are variables of the telemetry (the metrics namespace), and
+# the guide that documents those the configuration table does not list.
+TELEMETRY_SOURCES = ["shared/src/telemetry.rs"]
+TELEMETRY_GUIDE = "docs/operating.md"
+# The usage metrics (CONTRACT U1, U4): the names, dimension sets and their constants
+# (*_DIMENSIONS, *_METRICS), the labels of the Outcome and Method dimensions, the method names.
+METRICS_SOURCE = "shared/src/usage/metrics.rs"
+RECORD_SOURCE = "shared/src/usage/record.rs"
+METHODS_SOURCE = "shared/src/protocol/methods.rs"
+# The dashboard's layout drawn as a picture (infra/README.md shows it).
+DASHBOARD_RENDERER = "infra/dashboard/render.py"
+# Values the environment's dashboard is rendered with, unlike the defaults, so that a namespace
+# or region written into the body instead of taken from the parameter and AWS::Region shows.
+CHECK_NAMESPACE = "McpGatewayCheck"
+CHECK_REGION = "eu-central-2"
+# A topic for the route alarms' actions (AlarmTopicArn), to render them with one.
+ALARM_TOPIC = "arn:aws:sns:us-east-1:123456789012:mcp-route-alarms"
 # RFC 9728 metadata of a resource at https://host/PATH lives at https://host/WELL_KNOWN/PATH.
 WELL_KNOWN = "/.well-known/oauth-protected-resource"
 # What the environment exports as ${AWS::StackName}-<name>, and route stacks import.
-EXPORTS = {"ApiId", "ApiEndpoint", "PublicBaseUrl", "AuthTableName", "AuthTableArn"}
+EXPORTS = {
+    "ApiId",
+    "ApiEndpoint",
+    "PublicBaseUrl",
+    "AuthTableName",
+    "AuthTableArn",
+    "MetricsNamespace",
+}
 # Two route stacks as `mcp-manifest new-route KEY` configures them (stack mcp-route-KEY); one
 # key is a prefix of the other, so that a permission or name that matches by prefix shows.
 ENVIRONMENT_STACK = "mcp-gateway"
@@ -93,6 +131,10 @@ ROUTE_SETTINGS = {
     "RateLimit",
     "LogLevel",
     "MemorySize",
+    "ErrorRateThresholdPercent",
+    "ErrorRateMinRequests",
+    "LatencyP99ThresholdMs",
+    "AlarmTopicArn",
 }
 # Resource types only the environment defines: a route stack imports them.
 ENVIRONMENT_ONLY = {
@@ -136,21 +178,39 @@ def workspace_lambda_binaries():
     return binaries
 
 
-def gateway_variables():
-    """MCP_* names read by the configuration code, and those listed in docs/configuration.md."""
-    in_code = set()
-    for source in VARIABLE_SOURCES:
+def quoted_variables(sources):
+    names = set()
+    for source in sources:
         with open(source, encoding="utf-8") as f:
-            in_code |= set(re.findall(r'"(MCP_[A-Z_]+)"', f.read()))
+            names |= set(re.findall(r'"(MCP_[A-Z_]+)"', f.read()))
+    return names
+
+
+def gateway_variables():
+    """MCP_* names read by the configuration and telemetry code, and those documented: the
+    configuration table of docs/configuration.md lists every variable of the configuration code
+    and may list the telemetry's; a telemetry variable it does not list (MCP_METRICS_NAMESPACE)
+    is documented in docs/operating.md."""
+    in_code = quoted_variables(VARIABLE_SOURCES)
+    telemetry = quoted_variables(TELEMETRY_SOURCES)
     with open(CONFIGURATION_GUIDE, encoding="utf-8") as f:
         in_guide = set(re.findall(r"^\| `(MCP_[A-Z_]+)`", f.read(), re.MULTILINE))
-    if in_code != in_guide:
+    if in_code != in_guide - telemetry:
         problem(
             CONFIGURATION_GUIDE,
             f"configuration table and {' + '.join(VARIABLE_SOURCES)} differ: "
-            f"code only {sorted(in_code - in_guide)}, guide only {sorted(in_guide - in_code)}",
+            f"code only {sorted(in_code - in_guide)}, guide only {sorted(in_guide - in_code - telemetry)}",
         )
-    return in_code, in_guide
+    with open(TELEMETRY_GUIDE, encoding="utf-8") as f:
+        documented = set(re.findall(r"`(MCP_[A-Z_]+)`", f.read()))
+    undocumented = sorted(telemetry - in_guide - documented)
+    if undocumented:
+        problem(
+            TELEMETRY_GUIDE,
+            f"{undocumented} ({' + '.join(TELEMETRY_SOURCES)}) are documented neither here nor in "
+            f"{CONFIGURATION_GUIDE}",
+        )
+    return in_code | telemetry, in_guide | telemetry
 
 
 # ---------------------------------------------------------------------------------------------
@@ -605,14 +665,17 @@ def physical_names(resources):
     """(kind, name) of every name a resource claims in the account, and of every API route.
 
     A name is a top-level property whose key ends in Name (FunctionName, LogGroupName, RoleName,
-    TableName, Name, DomainName, ...) and whose value is not just a reference to another
-    resource; a role's Path and a route's RouteKey (per API) count too.
+    TableName, Name, DomainName, AlarmName, ...) and whose value is not just a reference to another
+    resource; a role's Path and a route's RouteKey (per API) count too. An alarm's MetricName
+    names what it reads, nothing it claims.
     """
     names = set()
     for resource in resources.values():
         props = resource.get("Properties", {})
         kind = resource["Type"]
         for prop, value in props.items():
+            if prop == "MetricName":
+                continue
             if prop.endswith("Name") and isinstance(value, str) and not re.fullmatch(r"<[^<>]*>", value):
                 names.add((f"{kind} {prop}", value))
         if kind == "AWS::IAM::Role" and "Path" in props:
@@ -620,6 +683,410 @@ def physical_names(resources):
         if kind == "AWS::ApiGatewayV2::Route":
             names.add((f"route on {props.get('ApiId')}", props.get("RouteKey")))
     return names
+
+
+# ---------------------------------------------------------------------------------------------
+# The usage metrics (CONTRACT U1, U4): the dashboard's queries and the route alarms against the
+# metrics, dimension sets and labels the code emits
+
+
+class Emitted:
+    """What the EMF documents hold: {metric: {dimension set (frozenset)}}, and the labels a
+    bounded dimension takes ({"Outcome": {...}, "Method": {...}})."""
+
+    def __init__(self, metrics, labels, namespace):
+        self.metrics = metrics
+        self.labels = labels
+        # DEFAULT_NAMESPACE, the namespace when MCP_METRICS_NAMESPACE is unset.
+        self.namespace = namespace
+        self.dimensions = {d for sets in metrics.values() for s in sets for d in s}
+
+    def sets_of(self, metric):
+        return sorted(sorted(s) for s in self.metrics.get(metric, ()))
+
+
+def rust_code(path):
+    """A Rust file without its // comments: the doc comments describe metrics, the code emits."""
+    with open(path, encoding="utf-8") as f:
+        return re.sub(r"//[^\n]*", "", f.read())
+
+
+def function_body(code, name):
+    """The body of `fn name` (between its braces), or None."""
+    match = re.search(r"\bfn " + name + r"\b[^{;]*\{", code)
+    if not match:
+        return None
+    depth, end = 1, match.end()
+    while depth and end < len(code):
+        depth += {"{": 1, "}": -1}.get(code[end], 0)
+        end += 1
+    return code[match.end() : end - 1]
+
+
+def emitted_metrics():
+    """The metrics of METRICS_SOURCE, each with the dimension sets it is emitted under.
+
+    The constants [&str; N] named *_DIMENSIONS are the dimension sets and *_METRICS the metric
+    names. The formatter's default sets (`let dimensions = vec![...]` in `new`) apply to every
+    metric the document writes with a unit (`writer.value("Name", &AsCount::from(..))`, not
+    NoMetric); each `MetricDirective { dimensions: vec![..], metrics: .. }` declares its metrics,
+    a *_METRICS constant or `metric("Name", ..)` each, under its sets. Anything the reading
+    cannot place is a problem, so that a change of the code's shape fails here, not silently.
+    """
+    path = METRICS_SOURCE
+    code = rust_code(path)
+    arrays = {
+        name: re.findall(r'"([^"]*)"', items)
+        for name, items in re.findall(r"\bconst ([A-Z_]+): \[&str; \d+\] = \[([^\]]*)\];", code)
+    }
+    sets = {name: frozenset(v) for name, v in arrays.items() if name.endswith("_DIMENSIONS")}
+    groups = {name: v for name, v in arrays.items() if name.endswith("_METRICS")}
+    metrics = {}
+
+    def declare(names, set_names, where):
+        if not names or not set_names:
+            problem(path, f"{where}: read no metrics or no dimension sets ({names}, {set_names})")
+        for set_name in set_names:
+            if set_name not in sets:
+                problem(path, f"{where}: {set_name} is not a [&str; N] constant of dimensions")
+        for name in names:
+            metrics.setdefault(name, set()).update(sets[s] for s in set_names if s in sets)
+
+    new = function_body(code, "new") or ""
+    default = re.search(r"let dimensions = vec!\[(.*?)\];", new, re.S)
+    default_sets = re.findall(r"\b([A-Z_]+_DIMENSIONS)\b", default.group(1)) if default else []
+    written = re.findall(r'\.value\(\s*"(\w+)",\s*&(\w+)::from\(', code)
+    declare([n for n, wrapper in written if wrapper != "NoMetric"], default_sets, "default sets")
+    directives = re.findall(r"\bMetricDirective\s*\{(.*?)\bnamespace\b", code, re.S)
+    if not directives:
+        problem(path, "read no MetricDirective")
+    for body in directives:
+        dimensions = re.search(r"dimensions:\s*vec!\[(.*?)\]\s*,", body, re.S)
+        listed = re.search(r"\bmetrics:(.*)", body, re.S)
+        listed = listed.group(1) if listed else ""
+        names = [m for g in re.findall(r"\b([A-Z_]+_METRICS)\b", listed) for m in groups.get(g, [])]
+        names += re.findall(r'\bmetric\(\s*"(\w+)"', listed)
+        declare(
+            names,
+            re.findall(r"\b([A-Z_]+_DIMENSIONS)\b", dimensions.group(1)) if dimensions else [],
+            "a MetricDirective",
+        )
+    in_groups = {m for names in groups.values() for m in names}
+    if not groups or in_groups != set(metrics):
+        problem(
+            path,
+            f"the *_METRICS constants {sorted(in_groups)} and the metrics the formatter declares "
+            f"{sorted(metrics)} differ",
+        )
+
+    record = rust_code(RECORD_SOURCE)
+    outcome = function_body(record, "outcome_dimension")
+    method = function_body(record, "method_dimension")
+    with open(METHODS_SOURCE, encoding="utf-8") as f:
+        names = dict(re.findall(r'pub const (\w+): &str = "([^"]*)";', f.read()))
+    labels = {"Outcome": set(), "Method": set()}
+    if outcome is None or method is None:
+        problem(RECORD_SOURCE, "no fn outcome_dimension or fn method_dimension to read labels from")
+    else:
+        labels["Outcome"] = set(re.findall(r'"([^"]*)"', outcome))
+        # Literals, but a prefix that only matches (notifications/), and the methods it names.
+        labels["Method"] = {m for m in re.findall(r'"([^"]*)"', method) if not m.endswith("/")}
+        for constant in re.findall(r"\bmethods::(\w+)", method):
+            if constant not in names:
+                problem(METHODS_SOURCE, f"no pub const {constant} (named by {RECORD_SOURCE})")
+            else:
+                labels["Method"].add(names[constant])
+    for dimension, values in labels.items():
+        if not values:
+            problem(RECORD_SOURCE, f"read no label of the {dimension} dimension")
+    namespace = re.search(r'\bconst DEFAULT_NAMESPACE: &str = "([^"]*)";', code)
+    if not namespace:
+        problem(path, "no const DEFAULT_NAMESPACE")
+    return Emitted(metrics, labels, namespace.group(1) if namespace else None)
+
+
+def check_metric(where, code, metric, dimensions, filters):
+    """A metric read under exactly `dimensions` (a dimension set, as SCHEMA, a SEARCH schema or
+    an alarm's Dimensions name it), `filters` [(dimension, value)] among them: the code emits
+    the metric under that set, and a bounded dimension's value is one of its labels."""
+    dimensions = set(dimensions)
+    for dimension in sorted(dimensions - code.dimensions):
+        problem(where, f"dimension {dimension!r} is not one the gateway emits {sorted(code.dimensions)}")
+    if metric not in code.metrics:
+        problem(where, f"metric {metric!r} is not one the gateway emits {sorted(code.metrics)}")
+    elif frozenset(dimensions) not in code.metrics[metric]:
+        problem(
+            where,
+            f"{metric} has no dimension set {sorted(dimensions)}: the gateway emits it under "
+            f"{code.sets_of(metric)} ({METRICS_SOURCE})",
+        )
+    for dimension, value in filters:
+        if dimension not in dimensions:
+            problem(where, f"filters on {dimension}, which the set {sorted(dimensions)} lacks")
+        elif dimension in code.labels and value not in code.labels[dimension]:
+            problem(
+                where,
+                f"{dimension} {value!r} is not a label the gateway writes "
+                f"{sorted(code.labels[dimension])} ({RECORD_SOURCE})",
+            )
+
+
+# A Metrics Insights query as the dashboard writes them: FROM SCHEMA (a bare namespace would add
+# up every dimension set of a metric: the request metrics would count twice), WHERE of
+# `Dimension = 'value'` terms joined by AND, GROUP BY, ORDER BY, LIMIT.
+MI_QUERY = re.compile(
+    r"SELECT (?P<function>AVG|SUM|MIN|MAX|COUNT)\((?P<metric>\w+)\) FROM "
+    r'(?:SCHEMA\("(?P<namespace>[^"]*)"(?P<dimensions>(?:, ?\w+)*)\)|(?P<bare>\S+))'
+    r"(?: WHERE (?P<where>.+?))?(?: GROUP BY (?P<group>\w+(?:, ?\w+)*))?"
+    r"(?: ORDER BY (?:AVG|SUM|MIN|MAX|COUNT)\(\) (?:ASC|DESC))?(?: LIMIT \d+)?$"
+)
+MI_TERM = re.compile(r"(\w+) = '([^']*)'")
+# A SEARCH with a quoted namespace and schema (exactly these dimensions), MetricName="..." and
+# Dimension="value" terms (quoted: exact matches), a statistic and a period.
+SEARCH_QUERY = re.compile(
+    r"""SEARCH\('\{"(?P<namespace>[^"]*)"(?P<dimensions>(?:,\w+)*)\}(?P<terms>(?: \w+="[^"]*")+)', """
+    r"""'(?P<stat>\w+(?:\.\d+)?)', (?P<period>\d+)\)$"""
+)
+SEARCH_TERM = re.compile(r' (\w+)="([^"]*)"')
+STATISTICS = {"Sum", "Average", "Minimum", "Maximum", "SampleCount"}
+PERCENTILE = re.compile(r"p(100|[1-9]?[0-9](\.[0-9]+)?)")
+# What the dashboard shows (CONTRACT U4): (statistic, metric, filter, one line per).
+DASHBOARD_VIEWS = {
+    ("SUM", "Requests", (), ("Route",)),
+    ("SUM", "Requests", (("Outcome", "rpc_error"),), ("Route",)),
+    ("SUM", "Requests", (("Outcome", "tool_error"),), ("Route",)),
+    ("p50", "Latency", (), ("Route",)),
+    ("p99", "Latency", (), ("Route",)),
+    ("SUM", "ToolCalls", (), ("Route", "Tool")),
+    ("SUM", "RateLimited", (), ("Route",)),
+    ("SUM", "ColdStarts", (), ("Route",)),
+}
+
+
+def check_expression(where, expression, code, namespace):
+    """The view (statistic, metric, filters, per) of a dashboard expression, after checking it."""
+    query = MI_QUERY.fullmatch(expression)
+    if query:
+        if query["bare"]:
+            problem(where, f"FROM {query['bare']}: name the dimension set with SCHEMA(...)")
+            return None
+        dimensions = [d.strip() for d in query["dimensions"].split(",") if d.strip()]
+        filters = []
+        for term in re.split(r" AND ", query["where"]) if query["where"] else []:
+            match = MI_TERM.fullmatch(term)
+            if not match:
+                problem(where, f"WHERE term {term!r} is not Dimension = 'value'")
+                continue
+            filters.append(match.groups())
+        per = tuple(d.strip() for d in (query["group"] or "").split(",") if d.strip())
+        for dimension in per:
+            if dimension not in dimensions:
+                problem(where, f"GROUP BY {dimension}, which SCHEMA {dimensions} lacks")
+        statistic = query["function"]
+    else:
+        query = SEARCH_QUERY.fullmatch(expression)
+        if not query:
+            problem(where, f"{expression!r} is neither a Metrics Insights query FROM SCHEMA nor a SEARCH the check reads")
+            return None
+        dimensions = [d for d in query["dimensions"].split(",") if d]
+        terms = SEARCH_TERM.findall(query["terms"])
+        metric = [v for k, v in terms if k == "MetricName"]
+        if len(metric) != 1:
+            problem(where, f"a SEARCH names exactly one MetricName=\"...\", {expression!r} does not")
+            return None
+        filters = [(k, v) for k, v in terms if k != "MetricName"]
+        statistic = query["stat"]
+        if statistic not in STATISTICS and not PERCENTILE.fullmatch(statistic):
+            problem(where, f"statistic {statistic!r} of {expression!r}")
+        statistic = statistic.upper() if statistic in STATISTICS else statistic
+        if statistic == "AVERAGE":
+            statistic = "AVG"
+        per = tuple(d for d in dimensions if d not in dict(filters))
+        query = {"metric": metric[0], "namespace": query["namespace"]}
+    if query["namespace"] != namespace:
+        problem(where, f"namespace {query['namespace']!r}, not the functions' MCP_METRICS_NAMESPACE {namespace!r}")
+    check_metric(where, code, query["metric"], dimensions, filters)
+    return (statistic, query["metric"], tuple(sorted(filters)), per)
+
+
+def check_dashboard(path, resources, code):
+    """The rendered dashboard (CHECK_NAMESPACE, CHECK_REGION): every widget's metrics checked
+    against the code, the layout on the 24-column grid without overlap, the views of
+    DASHBOARD_VIEWS present; returns its widgets."""
+    dashboards = of_type(resources, "AWS::CloudWatch::Dashboard")
+    if len(dashboards) != 1:
+        problem(path, f"expected one dashboard of every route, found {sorted(dashboards)}")
+        return None
+    (name, dashboard), = dashboards.items()
+    body = dashboard["Properties"].get("DashboardBody")
+    try:
+        widgets = json.loads(body)["widgets"]
+    except (TypeError, ValueError, KeyError) as error:
+        problem(path, f"{name}: DashboardBody is not a dashboard's JSON ({error})")
+        return None
+    views = set()
+    cells = {}
+    for index, widget in enumerate(widgets):
+        props = widget.get("properties", {})
+        where = f"{path}: {name} widget {index} ({props.get('title', widget.get('type'))!r})"
+        geometry = [widget.get(k) for k in ("x", "y", "width", "height")]
+        if not all(isinstance(v, int) for v in geometry):
+            problem(where, f"x, y, width, height must be whole numbers, are {geometry}")
+            continue
+        x, y, width, height = geometry
+        if x < 0 or y < 0 or width < 1 or height < 1 or x + width > 24:
+            problem(where, f"x {x} y {y} width {width} height {height} is off the 24-column grid")
+        for cell in ((i, j) for i in range(x, x + width) for j in range(y, y + height)):
+            if cell in cells:
+                problem(where, f"overlaps widget {cells[cell]}")
+                break
+            cells[cell] = index
+        if widget.get("type") == "text":
+            continue
+        if widget.get("type") != "metric":
+            problem(where, f"type {widget.get('type')!r}: the check reads metric and text widgets")
+            continue
+        if props.get("region") != CHECK_REGION:
+            problem(where, f"region {props.get('region')!r} must be ${{AWS::Region}}")
+        if not props.get("title"):
+            problem(where, "a metric widget needs a title (infra/README.md names each)")
+        ids = []
+        for entry in props.get("metrics", []):
+            options = next((e for e in entry if isinstance(e, dict)), {}) if isinstance(entry, list) else {}
+            names = [e for e in entry if isinstance(e, str)] if isinstance(entry, list) else []
+            if options.get("id") is not None:
+                ids.append(options["id"])
+                if not re.fullmatch(r"[a-z][A-Za-z0-9_]*", options["id"]):
+                    problem(where, f"id {options['id']!r} must start with a lowercase letter")
+            if "expression" in options and not names:
+                view = check_expression(where, options["expression"], code, CHECK_NAMESPACE)
+            elif len(names) >= 2 and len(names) % 2 == 0 and "." not in names:
+                # ["namespace", "metric", "Dimension", "value", ..., {options}]
+                if names[0] != CHECK_NAMESPACE:
+                    problem(where, f"namespace {names[0]!r}, not {CHECK_NAMESPACE!r}")
+                dimensions = dict(zip(names[2::2], names[3::2]))
+                check_metric(where, code, names[1], dimensions, list(dimensions.items()))
+                view = None
+            else:
+                problem(where, f"metrics entry {entry} is neither an expression nor a plain metric")
+                view = None
+            if view:
+                views.add(view)
+        if not props.get("metrics"):
+            problem(where, "a metric widget without metrics")
+        if len(ids) != len(set(ids)):
+            problem(where, f"ids {ids} repeat")
+    for view in sorted(DASHBOARD_VIEWS - views):
+        problem(path, f"{name}: no widget shows {view[0]}({view[1]}) where {dict(view[2])} per {view[3]}")
+    return widgets
+
+
+def check_dashboard_picture(path, widgets):
+    """infra/dashboard/render.py reads the same widgets from the template's text as CloudFormation
+    renders, and the committed SVG is what it draws now."""
+    spec = importlib.util.spec_from_file_location("dashboard_render", DASHBOARD_RENDERER)
+    renderer = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(renderer)
+    read = renderer.widgets(path)
+    rendered = json.dumps(widgets, sort_keys=True)
+    for value, placeholder in (
+        (CHECK_NAMESPACE, renderer.PLACEHOLDERS["MetricsNamespace"]),
+        (CHECK_REGION, renderer.PLACEHOLDERS["AWS::Region"]),
+        (ENVIRONMENT_STACK, renderer.PLACEHOLDERS["AWS::StackName"]),
+    ):
+        rendered = rendered.replace(json.dumps(value)[1:-1], json.dumps(placeholder)[1:-1])
+    if json.dumps(read, sort_keys=True) != rendered:
+        problem(DASHBOARD_RENDERER, f"reads other widgets from {path} than CloudFormation renders")
+    try:
+        with open(renderer.SVG, encoding="utf-8") as f:
+            committed = f.read()
+    except FileNotFoundError:
+        committed = None
+    if committed != renderer.draw(read):
+        problem(
+            os.path.relpath(renderer.SVG),
+            f"is not the layout of {path}'s dashboard: run python3 {DASHBOARD_RENDERER} and commit it",
+        )
+
+
+def check_alarm_template(path, template):
+    """Each alarm's threshold is a parameter of the route template, and its actions are the
+    parameter AlarmTopicArn under a condition that holds exactly when it is not empty."""
+    parameters = template.get("Parameters", {})
+    conditions = template.get("Conditions", {})
+    if parameters.get("AlarmTopicArn", {}).get("Default") != "":
+        problem(path, "AlarmTopicArn must default to empty (no actions)")
+    alarms = of_type(template["Resources"], "AWS::CloudWatch::Alarm")
+    for name, alarm in alarms.items():
+        props = alarm.get("Properties", {})
+        threshold = props.get("Threshold")
+        if not (isinstance(threshold, dict) and threshold.get("Ref") in parameters):
+            problem(path, f"{name}: Threshold must be !Ref of a parameter, is {threshold}")
+        for actions in ("AlarmActions", "OKActions"):
+            value = props.get(actions)
+            condition = value.get("Fn::If", [None])[0] if isinstance(value, dict) else None
+            expected = [condition, [{"Ref": "AlarmTopicArn"}], {"Ref": "AWS::NoValue"}]
+            if value != {"Fn::If": expected} or conditions.get(condition) != {
+                "Fn::Not": [{"Fn::Equals": [{"Ref": "AlarmTopicArn"}, ""]}]
+            }:
+                problem(
+                    path,
+                    f"{name}: {actions} must be !If [<condition>, [!Ref AlarmTopicArn], "
+                    "!Ref AWS::NoValue], the condition !Not [!Equals [!Ref AlarmTopicArn, \"\"]]",
+                )
+
+
+def check_alarms(where, resources, key, code, topic):
+    """The rendered route's alarms: on the route's own series (Route = the key, in the imported
+    namespace) of metrics and dimension sets the code emits, missing data not breaching, the
+    topic as actions when given, none else; an error-rate alarm (FailedRequests / Requests) and
+    a p99 latency alarm among them."""
+    namespace = f"<import:{ENVIRONMENT_STACK}-MetricsNamespace>"
+    watched = set()
+    for name, alarm in of_type(resources, "AWS::CloudWatch::Alarm").items():
+        props = alarm["Properties"]
+        here = f"{where} {name}"
+        if props.get("TreatMissingData") != "notBreaching":
+            problem(here, f"TreatMissingData is {props.get('TreatMissingData')!r}, expected notBreaching")
+        for actions in ("AlarmActions", "OKActions"):
+            expected = [topic] if topic else None
+            if props.get(actions) != expected:
+                problem(here, f"{actions} is {props.get(actions)}, expected {expected} (AlarmTopicArn {topic!r})")
+        read = []
+        if "MetricName" in props:
+            statistic = props.get("ExtendedStatistic") or props.get("Statistic")
+            read.append((props, statistic))
+            if "Metrics" in props:
+                problem(here, "MetricName and Metrics together")
+        else:
+            queries = props.get("Metrics", [])
+            ids = {q.get("Id") for q in queries}
+            if sum(1 for q in queries if q.get("ReturnData", True)) != 1:
+                problem(here, "exactly one of Metrics must return data (the alarm's value)")
+            for query in queries:
+                if "MetricStat" in query:
+                    read.append((query["MetricStat"].get("Metric", {}), query["MetricStat"].get("Stat")))
+                elif "Expression" in query:
+                    unknown = set(re.findall(r"\b[a-z]\w*", query["Expression"])) - ids
+                    if unknown:
+                        problem(here, f"the expression {query['Expression']!r} names no metric {sorted(unknown)}")
+                else:
+                    problem(here, f"a query with neither MetricStat nor Expression: {query}")
+        if not read:
+            problem(here, "reads no metric")
+        for metric, statistic in read:
+            if metric.get("Namespace") != namespace:
+                problem(here, f"Namespace {metric.get('Namespace')!r}, expected the environment's {namespace}")
+            dimensions = {d.get("Name"): d.get("Value") for d in metric.get("Dimensions", [])}
+            if dimensions.get("Route") != key:
+                problem(here, f"Route dimension {dimensions.get('Route')!r}, expected the route key {key!r}")
+            filters = [(d, v) for d, v in dimensions.items() if d != "Route"]
+            check_metric(here, code, metric.get("MetricName"), dimensions, filters)
+            watched.add((metric.get("MetricName"), statistic))
+    if not {("FailedRequests", "Sum"), ("Requests", "Sum")} <= watched:
+        problem(where, "no error-rate alarm (Sum of FailedRequests over Sum of Requests of the route)")
+    if ("Latency", "p99") not in watched:
+        problem(where, "no p99 latency alarm (Latency, ExtendedStatistic p99)")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -652,7 +1119,7 @@ def is_get_att(value, resource, attribute):
     return resource is not None and get_att == [resource, attribute]
 
 
-def check_environment(binaries, variables):
+def check_environment(binaries, variables, code):
     """Checks template.yaml; returns its export names and rendered names and paths."""
     path = ENVIRONMENT
     template = load(path)
@@ -763,6 +1230,7 @@ def check_environment(binaries, variables):
         ("ApiEndpoint", {"Fn::GetAtt": [api_name, "ApiEndpoint"]}),
         ("AuthTableName", {"Ref": table}),
         ("AuthTableArn", {"Fn::GetAtt": [table, "Arn"]}),
+        ("MetricsNamespace", {"Ref": "MetricsNamespace"}),
     ]:
         value = outputs.get(exported.get(export), {}).get("Value")
         if isinstance(value, dict) and isinstance(value.get("Fn::GetAtt"), str):
@@ -771,6 +1239,23 @@ def check_environment(binaries, variables):
             problem(path, f"export {export} must be {output}, is {value}")
 
     cfn = transformed(template)
+    # The dashboard and the functions' namespace, rendered with a namespace and a region of the
+    # check's own (CHECK_NAMESPACE, CHECK_REGION), so that a value written in place shows.
+    rendered = Renderer(
+        cfn, ENVIRONMENT_STACK, {"ManifestBucket": BUCKET, "MetricsNamespace": CHECK_NAMESPACE}
+    )
+    rendered.params["AWS::Region"] = CHECK_REGION
+    resources_r = rendered.resources()
+    for name, function in of_type(resources_r, "AWS::Lambda::Function").items():
+        namespace = function["Properties"]["Environment"]["Variables"].get("MCP_METRICS_NAMESPACE")
+        if namespace != CHECK_NAMESPACE:
+            problem(path, f"{name}: MCP_METRICS_NAMESPACE must be the parameter MetricsNamespace, is {namespace!r}")
+    default = template.get("Parameters", {}).get("MetricsNamespace", {}).get("Default")
+    if default != code.namespace:
+        problem(path, f"MetricsNamespace defaults to {default!r}, the code to {code.namespace!r}")
+    widgets = check_dashboard(path, resources_r, code)
+    if widgets is not None:
+        check_dashboard_picture(path, widgets)
     names = set()
     for domain in ("", "mcp.example.com"):
         rendered = Renderer(
@@ -881,7 +1366,7 @@ def render_route(cfn, key, manifest_key="", tools=None):
     )
 
 
-def check_route(binaries, variables, environment):
+def check_route(binaries, variables, environment, code):
     path = ROUTE
     template = load(path)
     if template is None:
@@ -973,6 +1458,7 @@ def check_route(binaries, variables, environment):
                 "MCP_REGISTRY_SOURCE": f"s3://{BUCKET}/{object_key}",
                 "MCP_AUTH_TABLE": f"<import:{ENVIRONMENT_STACK}-AuthTableName>",
                 "MCP_RESOURCE_URL": f"<import:{ENVIRONMENT_STACK}-PublicBaseUrl>/mcp/{key}",
+                "MCP_METRICS_NAMESPACE": f"<import:{ENVIRONMENT_STACK}-MetricsNamespace>",
             }
             for variable, value in expected.items():
                 if variables_r.get(variable) != value:
@@ -1002,6 +1488,17 @@ def check_route(binaries, variables, environment):
             if url != f"<import:{ENVIRONMENT_STACK}-PublicBaseUrl>/mcp/{key}":
                 problem(where, f"output RouteUrl is {url!r}, expected PublicBaseUrl + /mcp/{key}")
             rendered_names[key] = (physical_names(resources_r), resources_r)
+        # The alarms (CONTRACT U4), without and with a topic for their actions.
+        for topic in ("", ALARM_TOPIC):
+            rendered = render_route(cfn, key, tools={"AlarmTopicArn": topic} if topic else None)
+            check_alarms(
+                f"{path} [RouteKey={key}, AlarmTopicArn={topic!r}]",
+                rendered.resources(),
+                key,
+                code,
+                topic,
+            )
+    check_alarm_template(path, template)
 
     # Side by side: nothing shared with the environment or the other route stack.
     environment_api = f"<{environment['api']}>"
@@ -1111,8 +1608,9 @@ def render(directory):
 def main():
     binaries = workspace_lambda_binaries()
     variables = gateway_variables()
-    environment = check_environment(binaries, variables)
-    check_route(binaries, variables, environment)
+    code = emitted_metrics()
+    environment = check_environment(binaries, variables, code)
+    check_route(binaries, variables, environment, code)
 
 
 if __name__ == "__main__":
@@ -1126,10 +1624,11 @@ if __name__ == "__main__":
         sys.exit(1)
     print(
         f"{ENVIRONMENT}: function, binary, MCP_* variables, API without Body, $default stage and "
-        "throttling, optional domain, routes, delegation table, permissions and exports check out"
+        "throttling, optional domain, routes, delegation table, permissions, exports and the "
+        f"dashboard's metrics ({METRICS_SOURCE}) and picture check out"
     )
     print(
         f"{ROUTE}: function, binary, MCP_* variables, role, routes and permissions on the imported "
-        f"API, imports and names check out for RouteKey {' and '.join(RENDERED_KEYS)} beside the "
-        "environment"
+        f"API, imports, names and alarms check out for RouteKey {' and '.join(RENDERED_KEYS)} "
+        "beside the environment"
     )
