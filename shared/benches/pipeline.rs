@@ -24,6 +24,7 @@ use http::{Request, StatusCode};
 use mcp_gateway::invoke::{InvokeError, ToolInvoker, ToolRequest, ToolResponse};
 use mcp_gateway::registry::{ResultShape, Snapshot, ToolLookup, compile_bytes};
 use mcp_gateway::tool_result::map_tool_answer;
+use mcp_gateway::trace::{Sampler, SpanData, SpanSink, Tracing};
 use mcp_gateway::{Config, Gateway, InvocationContext, RequestBody};
 use serde_json::{Value, json};
 
@@ -265,11 +266,37 @@ fn tools_list(c: &mut Criterion) {
     }
 }
 
-fn tools_call_validation(c: &mut Criterion) {
-    let small_answer = Bytes::from_static(
+fn small_answer_bytes() -> Bytes {
+    Bytes::from_static(
         br#"[{"id":"DOC-1002","title":"Remote work policy","department":"HR","score":0.92}]"#,
-    );
-    let gateway = gateway(1, small_answer);
+    )
+}
+
+/// A span sink that counts what it is handed and drops it.
+#[derive(Debug, Default)]
+struct CountingSink(std::sync::atomic::AtomicUsize);
+
+impl SpanSink for CountingSink {
+    fn submit(&self, spans: Vec<SpanData>) {
+        self.0
+            .fetch_add(black_box(spans).len(), std::sync::atomic::Ordering::Relaxed);
+    }
+
+    fn flush(&self) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + '_>> {
+        Box::pin(std::future::ready(()))
+    }
+}
+
+fn gateway_with_sink(answer: Bytes) -> Gateway<FixedAnswer> {
+    let sink = std::sync::Arc::new(CountingSink::default());
+    gateway(1, answer).with_tracing(Tracing::new(
+        Sampler::ParentBased(Box::new(Sampler::AlwaysOn)),
+        Some(sink),
+    ))
+}
+
+fn tools_call_validation(c: &mut Criterion) {
+    let gateway = gateway(1, small_answer_bytes());
     let valid = rpc(
         "tools/call",
         &json!({"name": "search_documents", "arguments": valid_arguments()}),
@@ -301,6 +328,34 @@ fn tools_call_validation(c: &mut Criterion) {
             r#""isError":false"#,
         );
     });
+
+    // CONTRACT O1-O5: a caller's traceparent read and passed on, with no exporter, and with
+    // the SERVER and CLIENT spans built and handed to a sink (the OTLP sink's part after that
+    // is a push onto its queue; the export runs off the request path, or after the answer is
+    // made on Lambda).
+    let traced = Bytes::from(
+        String::from_utf8(valid.to_vec())
+            .unwrap()
+            .replace(
+                r#""name":"search_documents""#,
+                r#""name":"search_documents","_meta":{"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}"#,
+            ),
+    );
+    handle(
+        c,
+        "tools_call/valid_traceparent",
+        &gateway,
+        &traced,
+        r#""isError":false"#,
+    );
+    let exported = gateway_with_sink(small_answer_bytes());
+    handle(
+        c,
+        "tools_call/valid_traceparent_exported",
+        &exported,
+        &traced,
+        r#""isError":false"#,
+    );
 
     // The validator alone, as tools/call runs it before every call (CONTRACT X2).
     let snapshot = snapshot(1);

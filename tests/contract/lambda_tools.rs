@@ -11,6 +11,7 @@ use base64::Engine as _;
 use gateway_tests::{Answer, Harness, manifest};
 use mcp_gateway::invoke::HttpInvoker;
 use mcp_gateway::registry::compile_manifest;
+use mcp_gateway::trace::Tracing;
 use mcp_gateway::{Config, Gateway};
 use serde_json::{Value, json};
 use wiremock::matchers::any;
@@ -24,6 +25,11 @@ const SHORT_NAMED_ARN: &str = "arn:aws:lambda:us-east-1:123456789012:function:a"
 /// A gateway whose route `core` also has Lambda tools on [`ARN`], calling the Invoke API of a
 /// loopback server (the harness's Tool Service) with fixed credentials.
 pub(crate) async fn harness() -> Harness {
+    harness_traced(Tracing::default()).await
+}
+
+/// [`harness`] with `tracing`'s sampler and span export (CONTRACT O5).
+pub(crate) async fn harness_traced(tracing: Tracing) -> Harness {
     let invoke_api = MockServer::start().await;
     let mut document = manifest(&invoke_api.uri());
     let lambda_tool = |name: &str, endpoint: &str, extra: Value| {
@@ -55,7 +61,7 @@ pub(crate) async fn harness() -> Harness {
         .unwrap()
         .with_aws_credentials("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY");
     Harness {
-        gateway: Arc::new(Gateway::new(config, Ok(snapshot), invoker)),
+        gateway: Arc::new(Gateway::new(config, Ok(snapshot), invoker).with_tracing(tracing)),
         tool_service: invoke_api,
     }
 }

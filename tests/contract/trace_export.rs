@@ -401,3 +401,41 @@ async fn o1_o2_the_lambda_adapter_links_the_xray_trace_and_passes_it_on() {
     // The X-Ray trace is a link, never the parent.
     assert_ne!(server["trace_id"], "5759e988bd862e3fe1be46a994272793");
 }
+
+#[tokio::test]
+async fn o4_a_lambda_tool_call_is_a_lambda_invoke_client_span_without_the_account() {
+    let collector = Collector::start(&[]);
+    let url = collector.url.clone();
+    let lookup = move |name: &str| (name == "OTEL_EXPORTER_OTLP_ENDPOINT").then(|| url.clone());
+    let tracing = from_env(&OtelEnv { var: &lookup }, FlushMode::PerInvocation).unwrap();
+    let h = crate::lambda_tools::harness_traced(tracing).await;
+    crate::lambda_tools::answers(
+        &h,
+        ResponseTemplate::new(200).set_body_raw(r#"{"ok":true}"#, "application/json"),
+    )
+    .await;
+    let body = rpc(
+        json!(1),
+        "tools/call",
+        json!({"name": "lookup_glossary_live", "arguments": {"term": "x"}}),
+    );
+    h.post("/mcp/core", &body, &[("traceparent", PARENT)]).await;
+    h.gateway.flush_traces().await;
+    let spans = collector.spans().await;
+    let client = find(&spans, "SPAN_KIND_CLIENT");
+    assert_eq!(client["name"], "Lambda.Invoke");
+    let attributes = &client["attributes"];
+    assert_eq!(attributes["rpc.system"], "aws-api");
+    assert_eq!(attributes["rpc.service"], "Lambda");
+    assert_eq!(attributes["rpc.method"], "Invoke");
+    assert_eq!(attributes["faas.invoked_provider"], "aws");
+    assert_eq!(attributes["faas.invoked_name"], "hr-tools");
+    assert_eq!(attributes["faas.invoked_region"], "us-east-1");
+    assert_eq!(attributes["http.response.status_code"], 200);
+    let text = serde_json::to_string(&spans).unwrap();
+    assert!(!text.contains("123456789012"), "{text}");
+    assert_eq!(
+        find(&spans, "SPAN_KIND_SERVER")["name"],
+        "tools/call lookup_glossary_live"
+    );
+}

@@ -20,11 +20,13 @@ use std::time::SystemTime;
 use opentelemetry::Context;
 use opentelemetry::trace::{SpanId, SpanKind, TraceContextExt as _};
 use opentelemetry_sdk::trace::{
-    IdGenerator as _, RandomIdGenerator, Sampler, SamplingDecision, ShouldSample as _, SpanData,
+    IdGenerator as _, RandomIdGenerator, SamplingDecision, ShouldSample as _,
 };
 
 use crate::usage::UsageEvent;
 pub use context::{BAGGAGE, RequestTrace, TRACEPARENT, TRACESTATE, X_AMZN_TRACE_ID};
+/// The SDK's sampler and span data, as [`Tracing::new`] and [`SpanSink::submit`] take them.
+pub use opentelemetry_sdk::trace::{Sampler, SpanData};
 pub use spans::{CallTarget, ToolCallSpan};
 
 /// Where finished spans go (CONTRACT O5): [`export::OtlpSink`] in the functions.
