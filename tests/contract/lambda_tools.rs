@@ -66,6 +66,17 @@ pub(crate) async fn harness_traced(tracing: Tracing) -> Harness {
     }
 }
 
+/// [`harness_traced`] whose functions all answer `{"ok":true}`.
+pub(crate) async fn answering_ok(tracing: Tracing) -> Harness {
+    let h = harness_traced(tracing).await;
+    answers(
+        &h,
+        ResponseTemplate::new(200).set_body_raw(r#"{"ok":true}"#, "application/json"),
+    )
+    .await;
+    h
+}
+
 pub(crate) async fn answers(h: &Harness, template: ResponseTemplate) {
     h.tool_service.reset().await;
     Mock::given(any())

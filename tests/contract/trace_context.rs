@@ -5,6 +5,7 @@
 
 use base64::Engine as _;
 use gateway_tests::{Answer, Harness, request, rpc};
+use mcp_gateway::trace::Tracing;
 use serde_json::{Value, json};
 use wiremock::ResponseTemplate;
 
@@ -258,12 +259,7 @@ async fn client_context(h: &Harness) -> serde_json::Map<String, Value> {
 
 #[tokio::test]
 async fn o3_lambda_tools_get_trace_keys_in_the_client_context_dropped_first_when_too_large() {
-    let h = crate::lambda_tools::harness().await;
-    crate::lambda_tools::answers(
-        &h,
-        ResponseTemplate::new(200).set_body_raw(r#"{"ok":true}"#, "application/json"),
-    )
-    .await;
+    let h = crate::lambda_tools::answering_ok(Tracing::default()).await;
     let body = rpc(
         json!(1),
         "tools/call",

@@ -408,12 +408,7 @@ async fn o4_a_lambda_tool_call_is_a_lambda_invoke_client_span_without_the_accoun
     let url = collector.url.clone();
     let lookup = move |name: &str| (name == "OTEL_EXPORTER_OTLP_ENDPOINT").then(|| url.clone());
     let tracing = from_env(&OtelEnv { var: &lookup }, FlushMode::PerInvocation).unwrap();
-    let h = crate::lambda_tools::harness_traced(tracing).await;
-    crate::lambda_tools::answers(
-        &h,
-        ResponseTemplate::new(200).set_body_raw(r#"{"ok":true}"#, "application/json"),
-    )
-    .await;
+    let h = crate::lambda_tools::answering_ok(tracing).await;
     let body = rpc(
         json!(1),
         "tools/call",

@@ -58,6 +58,17 @@ impl<'a> MakeWriter<'a> for Lines {
 }
 
 impl Lines {
+    /// The JSON lines the gateway writes on this thread at `info`, until the guard drops.
+    fn capture() -> (Self, impl Drop) {
+        let lines = Self::default();
+        let subscriber = tracing_subscriber::fmt()
+            .json()
+            .with_writer(lines.clone())
+            .finish();
+        let guard = tracing_subscriber::util::SubscriberInitExt::set_default(subscriber);
+        (lines, guard)
+    }
+
     fn text(&self) -> String {
         String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
     }
@@ -74,12 +85,7 @@ impl Lines {
 
 #[tokio::test]
 async fn n7_the_usage_event_records_era_and_protocol_version() {
-    let lines = Lines::default();
-    let subscriber = tracing_subscriber::fmt()
-        .json()
-        .with_writer(lines.clone())
-        .finish();
-    let _guard = tracing_subscriber::util::SubscriberInitExt::set_default(subscriber);
+    let (lines, _guard) = Lines::capture();
     let h = Harness::fixed().await;
     h.post("/mcp/core", &rpc(json!(1), "tools/list", Value::Null), &[])
         .await;
@@ -262,12 +268,7 @@ async fn x12_secret_values_never_reach_logs_at_trace_level_usage_events_or_answe
 /// else a new one; never its tracestate or baggage.
 #[tokio::test]
 async fn u3_the_usage_event_carries_the_trace_id_and_no_other_trace_value() {
-    let lines = Lines::default();
-    let subscriber = tracing_subscriber::fmt()
-        .json()
-        .with_writer(lines.clone())
-        .finish();
-    let _guard = tracing_subscriber::util::SubscriberInitExt::set_default(subscriber);
+    let (lines, _guard) = Lines::capture();
     let h = Harness::fixed().await;
     let parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
     h.post(

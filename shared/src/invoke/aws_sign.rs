@@ -13,6 +13,10 @@ use aws_credential_types::Credentials;
 use aws_credential_types::provider::error::CredentialsError;
 use aws_credential_types::provider::{ProvideCredentials, SharedCredentialsProvider};
 use aws_sigv4::http_request::{SignableBody, SignableRequest, SigningSettings, sign};
+
+/// The W3C trace headers a signature leaves out (CONTRACT O2), beside the SDK's own exclusions
+/// (`x-amzn-trace-id` among them).
+const UNSIGNED_TRACE_HEADERS: [&str; 3] = ["traceparent", "tracestate", "baggage"];
 use aws_sigv4::sign::v4;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 
@@ -186,12 +190,20 @@ impl AwsSigner {
         service: &str,
     ) -> Result<Vec<(String, String)>, SignError> {
         let identity = self.credentials().await?.into();
+        // CONTRACT O2: trace context is never signed. Tracing layers between the gateway and
+        // the service may rewrite it (API Gateway appends to X-Amzn-Trace-Id), and botocore,
+        // like the SDK's defaults for X-Amzn-Trace-Id, leaves it out of the signature.
+        let mut settings = SigningSettings::default();
+        settings
+            .excluded_headers
+            .get_or_insert_with(Vec::new)
+            .extend(UNSIGNED_TRACE_HEADERS.map(std::borrow::Cow::Borrowed));
         let params = v4::SigningParams::builder()
             .identity(&identity)
             .region(region)
             .name(service)
             .time(SystemTime::now())
-            .settings(SigningSettings::default())
+            .settings(settings)
             .build()
             .map_err(|_| SignError::NoCredentials)?
             .into();
