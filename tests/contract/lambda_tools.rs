@@ -187,12 +187,19 @@ async fn x10_the_invocation_is_signed_and_carries_payload_and_client_context() {
             "{forwarded} sent to AWS"
         );
     }
-    let context: Value = serde_json::from_slice(
+    let mut context: Value = serde_json::from_slice(
         &base64::engine::general_purpose::STANDARD
             .decode(header("x-amz-client-context").unwrap())
             .unwrap(),
     )
     .unwrap();
+    // CONTRACT O3: a new trace, as the caller sent none.
+    let traceparent = context["custom"]
+        .as_object_mut()
+        .unwrap()
+        .remove("traceparent")
+        .expect("a traceparent");
+    assert_eq!(traceparent.as_str().unwrap().len(), 55, "{traceparent}");
     assert_eq!(
         context,
         json!({"custom": {

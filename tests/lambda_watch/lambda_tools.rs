@@ -254,7 +254,20 @@ fn assert_invocation(record: &Recorded, tool: &str, arguments: &Value, qualifier
         "employee-no": EMPLOYEE_NO,
         "virtual-employee-no": VIRTUAL_EMPLOYEE_NO,
     }});
-    let context = record.client_context.as_ref().expect("base64 of JSON");
+    let mut context = record.client_context.clone().expect("base64 of JSON");
+    // CONTRACT O3: the call's traceparent, a new trace's as the client sent none.
+    let traceparent = context["custom"]
+        .as_object_mut()
+        .and_then(|custom| custom.remove("traceparent"))
+        .expect("a traceparent");
+    assert_eq!(
+        traceparent.as_str().map(str::len),
+        Some(55),
+        "{traceparent}"
+    );
+    // And, from mcp-core under the emulator, the invocation's X-Ray trace (O2).
+    strip_xray(&mut context["custom"]);
+    let context = &context;
     // Same members and values; every value a string; nothing else.
     let as_map = |value: &Value| {
         value["custom"]
@@ -266,6 +279,20 @@ fn assert_invocation(record: &Recorded, tool: &str, arguments: &Value, qualifier
     };
     assert_eq!(as_map(context), as_map(&expected), "{context}");
     assert_eq!(context.as_object().map(serde_json::Map::len), Some(1));
+}
+
+/// Removes the `x-amzn-trace-id` a gateway under the Lambda emulator passes on from its
+/// invocation (CONTRACT O2, O3), checking its form; the local server has none to pass on.
+fn strip_xray(custom: &mut Value) {
+    if let Some(xray) = custom
+        .as_object_mut()
+        .and_then(|custom| custom.remove("x-amzn-trace-id"))
+    {
+        assert!(
+            xray.as_str().is_some_and(|x| x.starts_with("Root=1-")),
+            "{xray}"
+        );
+    }
 }
 
 /// The cases of the brief, through one gateway whose MCP endpoint `session` names; `logs`
@@ -335,7 +362,19 @@ async fn lambda_tools_answer(session: &Session<'_>, relay: &Relay, logs: &dyn Fn
     // headers, unchanged.
     let result = call(session, "echo_client_context", &json!({})).await;
     assert_eq!(result["isError"], false, "{result}");
-    let echoed: Value = serde_json::from_str(text(&result)).expect("an object");
+    let mut echoed: Value = serde_json::from_str(text(&result)).expect("an object");
+    // CONTRACT O3: the function's runtime hands it the call's traceparent too.
+    let traceparent = echoed
+        .as_object_mut()
+        .and_then(|custom| custom.remove("traceparent"))
+        .expect("a traceparent in the function's client context");
+    assert!(
+        traceparent
+            .as_str()
+            .is_some_and(|t| t.len() == 55 && t.starts_with("00-")),
+        "{traceparent}"
+    );
+    strip_xray(&mut echoed);
     assert_eq!(
         echoed,
         json!({
