@@ -30,9 +30,11 @@ pub async fn run<I: ToolInvoker>(gateway: Arc<Gateway<I>>) -> Result<(), lambda_
     let handler = lambda_http::service_fn(move |event: lambda_http::Request| {
         let gateway = Arc::clone(&gateway);
         async move {
+            let deadline = deadline(&event);
             let response = handle_event(&gateway, event).await;
-            // CONTRACT O5: the invocation's spans leave before it answers.
-            gateway.flush_traces().await;
+            // CONTRACT O5: the invocation's spans leave before it answers, but never at the
+            // cost of its deadline (X7).
+            gateway.flush_traces_before(deadline).await;
             Ok::<_, Infallible>(response)
         }
     });

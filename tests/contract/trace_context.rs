@@ -292,3 +292,73 @@ async fn o3_lambda_tools_get_trace_keys_in_the_client_context_dropped_first_when
     assert_eq!(parts(custom["traceparent"].as_str().unwrap()).0, TRACE_ID);
     assert_eq!(custom["employee-no"], employee.as_str());
 }
+
+#[tokio::test]
+async fn o1_o2_baggage_goes_on_exactly_as_received_or_not_at_all() {
+    let h = harness().await;
+    // Valid as a whole: passed on byte for byte, a percent-encoded comma still one entry.
+    for baggage in [
+        "k=v;p%2Cinjected=evil",
+        "token=YWJj==,a=b",
+        "userId=alice, n = 1",
+    ] {
+        let answer = h
+            .post("/mcp/core", &call_body(None), &[("baggage", baggage)])
+            .await;
+        assert_ok(&answer);
+        assert_eq!(received(&h).await.2.as_deref(), Some(baggage));
+    }
+    // Not valid, or over W3C's limits: nothing goes on, and the answer is the same.
+    let quotes = format!("k={}", "\"".repeat(8000));
+    let spaces = format!("k=a{}b", " ".repeat(3000));
+    let members = vec!["k=v"; 65].join(",");
+    let long = format!("k={}", "v".repeat(8191));
+    for baggage in [
+        quotes.as_str(),
+        spaces.as_str(),
+        members.as_str(),
+        long.as_str(),
+        "good=1,k=v;p%0D%0Ax\"",
+    ] {
+        let answer = h
+            .post("/mcp/core", &call_body(None), &[("baggage", baggage)])
+            .await;
+        assert_ok(&answer);
+        assert_eq!(
+            received(&h).await.2,
+            None,
+            "{}",
+            &baggage[..20.min(baggage.len())]
+        );
+    }
+    // An invalid `_meta.baggage` is ignored as if absent: the header's goes on.
+    for meta in [json!("=broken"), json!(""), json!("no-equals-sign")] {
+        let answer = h
+            .post(
+                "/mcp/core",
+                &call_body(Some(json!({"baggage": meta}))),
+                &[("baggage", "from=header")],
+            )
+            .await;
+        assert_ok(&answer);
+        assert_eq!(
+            received(&h).await.2.as_deref(),
+            Some("from=header"),
+            "{meta}"
+        );
+    }
+    // A tracestate with a key twice or an empty value is no tracestate.
+    for tracestate in ["a=1,a=2", "k="] {
+        let answer = h
+            .post(
+                "/mcp/core",
+                &call_body(None),
+                &[("traceparent", PARENT), ("tracestate", tracestate)],
+            )
+            .await;
+        assert_ok(&answer);
+        let (traceparent, sent, _) = received(&h).await;
+        assert_eq!(parts(&traceparent.unwrap()).0, TRACE_ID);
+        assert_eq!(sent, None, "{tracestate}");
+    }
+}

@@ -434,3 +434,101 @@ async fn o4_a_lambda_tool_call_is_a_lambda_invoke_client_span_without_the_accoun
         "tools/call lookup_glossary_live"
     );
 }
+
+#[tokio::test]
+async fn o5_an_oversized_collector_answer_fails_the_export_and_a_deadline_cuts_the_flush() {
+    // 1 MiB answered to every export: read up to 64 KiB, then the export fails and pauses.
+    let big = Collector::start(&["--answer-bytes", "1048576"]);
+    let h = gateway(&[("OTEL_EXPORTER_OTLP_ENDPOINT", &big.url)]).await;
+    let first = h.post("/mcp/core", &call("search_documents"), &[]).await;
+    h.gateway.flush_traces().await;
+    let tried = big.get("/__exports").await["requests"].clone();
+    assert!(tried.as_u64().unwrap() >= 1);
+    let second = h.post("/mcp/core", &call("search_documents"), &[]).await;
+    h.gateway.flush_traces().await;
+    assert_eq!(big.get("/__exports").await["requests"], tried, "paused");
+    assert_eq!(first.json()["result"]["isError"], false);
+    assert_eq!(second.json()["result"]["isError"], false);
+
+    // A collector that takes 30 s, an export timeout of 60 s, and an invocation deadline 0.6 s
+    // away (the margin is 0.5 s): the flush gives up at the deadline less the margin, far
+    // inside the guard.
+    let slow = Collector::start(&["--delay-ms", "30000"]);
+    let h = gateway(&[
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", &slow.url),
+        ("OTEL_EXPORTER_OTLP_TIMEOUT", "60000"),
+    ])
+    .await;
+    h.post("/mcp/core", &call("search_documents"), &[]).await;
+    let deadline = std::time::Instant::now() + Duration::from_millis(600);
+    tokio::time::timeout(
+        Duration::from_secs(20),
+        h.gateway.flush_traces_before(Some(deadline)),
+    )
+    .await
+    .expect("the flush ends at the invocation deadline less the margin");
+}
+
+#[tokio::test]
+async fn o4_client_texts_are_cut_and_an_answer_mapped_to_is_error_fails_the_client_span() {
+    let collector = Collector::start(&[]);
+    let h = gateway(&[("OTEL_EXPORTER_OTLP_ENDPOINT", &collector.url)]).await;
+    let long_tool = "t".repeat(100_000);
+    let body = rpc(json!(1), "tools/call", json!({"name": long_tool}));
+    h.post("/mcp/core", &body, &[]).await;
+    let long_method = format!("x/{}", "m".repeat(100_000));
+    h.post("/mcp/core", &rpc(json!(2), &long_method, json!({})), &[])
+        .await;
+    h.tool_answers(
+        "/fail",
+        ResponseTemplate::new(302).insert_header("location", "http://127.0.0.1:1/elsewhere"),
+    )
+    .await;
+    let redirected = h.post("/mcp/core", &call("failing_tool"), &[]).await;
+    assert_eq!(redirected.json()["result"]["isError"], true);
+    h.tool_answers(
+        "/fail",
+        ResponseTemplate::new(200).set_body_raw(vec![0xff, 0xfe], "text/plain"),
+    )
+    .await;
+    let garbled = h.post("/mcp/core", &call("failing_tool"), &[]).await;
+    assert_eq!(
+        garbled.json()["result"]["isError"],
+        true,
+        "{}",
+        garbled.json()
+    );
+    h.gateway.flush_traces().await;
+    let spans = collector.spans().await;
+    let text = serde_json::to_string(&spans).unwrap();
+    assert!(text.len() < 20_000, "{} bytes of spans", text.len());
+    let servers: Vec<&Value> = spans
+        .iter()
+        .filter(|s| s["kind"] == "SPAN_KIND_SERVER")
+        .collect();
+    assert_eq!(servers.len(), 4, "{spans:#?}");
+    assert_eq!(
+        servers[0]["attributes"]["gen_ai.tool.name"],
+        "t".repeat(128)
+    );
+    assert_eq!(
+        servers[0]["name"],
+        format!("tools/call {}", "t".repeat(128))
+    );
+    assert_eq!(
+        servers[1]["attributes"]["mcp.method.name"]
+            .as_str()
+            .unwrap()
+            .len(),
+        128
+    );
+    let clients: Vec<&Value> = spans
+        .iter()
+        .filter(|s| s["kind"] == "SPAN_KIND_CLIENT")
+        .collect();
+    assert_eq!(clients.len(), 2, "{spans:#?}");
+    assert_eq!(clients[0]["attributes"]["error.type"], "302");
+    assert_eq!(clients[0]["status_code"], "STATUS_CODE_ERROR");
+    assert_eq!(clients[1]["attributes"]["error.type"], "tool_error");
+    assert_eq!(clients[1]["attributes"]["http.response.status_code"], 200);
+}

@@ -8,7 +8,8 @@ it never outlives the test process that started it).
 `POST /v1/traces` takes an `application/x-protobuf` ExportTraceServiceRequest
 (opentelemetry.proto.collector.trace.v1), parses it with the generated protobuf class (a body that
 does not parse is answered 400 and recorded as an error) and answers an empty
-ExportTraceServiceResponse, or `--status` with no body, after `--delay-ms`.
+ExportTraceServiceResponse, or `--status` with no body, or `--answer-bytes` zero bytes, after
+`--delay-ms`.
 `GET /__spans` answers every span received so far as JSON, one object per span:
   {"trace_id", "span_id", "parent_span_id" (lower-case hex, "" for none), "name", "kind"
    (SPAN_KIND_SERVER …), "start_ns", "end_ns", "attributes" {key: value}, "status_code",
@@ -83,6 +84,7 @@ class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     status = 200
     delay_ms = 0
+    answer_bytes = 0
 
     def log_message(self, *args):
         pass
@@ -135,6 +137,8 @@ class Handler(BaseHTTPRequestHandler):
                         )
         if self.status != 200:
             self.answer(self.status)
+        elif self.answer_bytes:
+            self.answer(200, b"\0" * self.answer_bytes)
         else:
             self.answer(200, ExportTraceServiceResponse().SerializeToString())
 
@@ -143,9 +147,11 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--status", type=int, default=200)
     parser.add_argument("--delay-ms", type=int, default=0)
+    parser.add_argument("--answer-bytes", type=int, default=0)
     args = parser.parse_args()
     Handler.status = args.status
     Handler.delay_ms = args.delay_ms
+    Handler.answer_bytes = args.answer_bytes
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()

@@ -236,8 +236,9 @@ pub(super) async fn handle<I: ToolInvoker>(
     let answer = match target {
         Ok((target, body)) => {
             if let ToolTarget::Http { .. } = target {
-                // CONTRACT O2: after X9's header arguments, replacing any of the same name.
-                headers.retain(|(name, _)| !trace_values.iter().any(|(t, _)| t == name));
+                // CONTRACT O2: the call's own trace context, nothing else under those names
+                // (M2 reserves them for header arguments already).
+                headers.retain(|(name, _)| !trace::HEADER_NAMES.contains(&name.as_str()));
                 headers.extend(trace_values);
             }
             let span_started = SystemTime::now();
@@ -264,9 +265,7 @@ pub(super) async fn handle<I: ToolInvoker>(
                 target: call_target,
                 status: answer.as_ref().ok().map(|a| a.status.as_u16()),
                 error: match &answer {
-                    Ok(a) if a.status.is_client_error() || a.status.is_server_error() => {
-                        Some(a.status.as_str().to_string().into())
-                    }
+                    Ok(a) if !a.status.is_success() => Some(a.status.as_str().to_string().into()),
                     Ok(_) => None,
                     Err(e) => Some(e.kind().into()),
                 },
@@ -279,6 +278,12 @@ pub(super) async fn handle<I: ToolInvoker>(
     let tool_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     tool_use.tool_ms = Some(tool_ms);
     let mut result = map_tool_answer(answer, tool_ms, tool.result_shape());
+    // CONTRACT O4: an answer mapped to `isError` (a body that is no text, a native error
+    // result) fails its CLIENT span too.
+    if let Some(span) = tool_use.span.as_mut().filter(|_| result.is_error) {
+        span.error
+            .get_or_insert(std::borrow::Cow::Borrowed("tool_error"));
+    }
     let mut body = call.encode(id, &result, false);
     if body.len() > call.config.max_response_bytes {
         result = oversized_result(call.config.max_response_bytes, tool_ms);

@@ -99,10 +99,24 @@ impl<I: ToolInvoker> Gateway<I> {
     }
 
     /// Sends the spans of the requests served so far and waits for them, within the
-    /// exporter's time limit; at once when nothing is exported (CONTRACT O5). The Lambda
-    /// adapter calls it before each invocation answers.
+    /// exporter's time limit; at once when nothing is exported (CONTRACT O5).
     pub async fn flush_traces(&self) {
         self.tracing.flush().await;
+    }
+
+    /// [`Gateway::flush_traces`], given up at `deadline` less `MCP_DEADLINE_MARGIN_MS` when
+    /// there is one (the Lambda invocation's, CONTRACT O5, X7): the answer never waits past it
+    /// for spans. The Lambda adapter calls it before each invocation answers.
+    pub async fn flush_traces_before(&self, deadline: Option<Instant>) {
+        let Some(deadline) = deadline else {
+            return self.flush_traces().await;
+        };
+        let margin = std::time::Duration::from_millis(self.config.deadline_margin_ms);
+        let left = deadline
+            .saturating_duration_since(Instant::now())
+            .saturating_sub(margin);
+        // Spans not sent by then are dropped with the flush.
+        let _ = tokio::time::timeout(left, self.flush_traces()).await;
     }
 
     /// This gateway with inbound authentication.

@@ -23,6 +23,8 @@ pub const MAX_QUEUED_SPANS: usize = 2048;
 /// How long an instance drops spans after a failed export instead of trying again
 /// (CONTRACT O5).
 pub const PAUSE_AFTER_FAILURE: Duration = Duration::from_secs(30);
+/// Most bytes of a collector's answer read (CONTRACT O5); a longer one fails the export.
+pub const MAX_COLLECTOR_ANSWER_BYTES: usize = 64 * 1024;
 /// The longest wait for one export when `OTEL_EXPORTER_OTLP_(TRACES_)TIMEOUT` is unset, in ms
 /// (CONTRACT O5): the OTLP default of 10 s is too long to hold a Lambda answer for.
 pub const DEFAULT_EXPORT_TIMEOUT_MS: u64 = 1000;
@@ -73,8 +75,8 @@ impl OtelEnv<'_> {
 
     /// The export request's headers: `OTEL_EXPORTER_OTLP_TRACES_HEADERS`, else
     /// `OTEL_EXPORTER_OTLP_HEADERS`, as `key=value` pairs separated by commas with
-    /// percent-encoded values (OpenTelemetry's exporter specification); a pair without `=` is
-    /// left out.
+    /// percent-encoded values (OpenTelemetry's exporter specification), the values still
+    /// encoded (the exporter decodes them); a pair without `=` is left out.
     #[must_use]
     pub fn headers(&self) -> HashMap<String, String> {
         let text = self
@@ -84,10 +86,7 @@ impl OtelEnv<'_> {
         text.split(',')
             .filter_map(|pair| {
                 let (key, value) = pair.split_once('=')?;
-                let value = percent_encoding::percent_decode_str(value.trim())
-                    .decode_utf8()
-                    .ok()?;
-                Some((key.trim().to_string(), value.into_owned()))
+                Some((key.trim().to_string(), value.trim().to_string()))
             })
             .filter(|(key, _)| !key.is_empty())
             .collect()
@@ -192,10 +191,23 @@ impl opentelemetry_http::HttpClient for ReqwestClient {
         request: http::Request<Bytes>,
     ) -> Result<http::Response<Bytes>, opentelemetry_http::HttpError> {
         let request = reqwest::Request::try_from(request)?;
-        let response = self.0.execute(request).await?;
+        let mut response = self.0.execute(request).await?;
         let status = response.status();
-        let body = response.bytes().await?;
-        Ok(http::Response::builder().status(status).body(body)?)
+        // A collector answers an (almost) empty ExportTraceServiceResponse; reading stops at
+        // MAX_COLLECTOR_ANSWER_BYTES, so that no answer can fill the function's memory.
+        let mut body = Vec::new();
+        while let Some(chunk) = response.chunk().await? {
+            if body.len() + chunk.len() > MAX_COLLECTOR_ANSWER_BYTES {
+                return Err(format!(
+                    "the collector's answer exceeds {MAX_COLLECTOR_ANSWER_BYTES} bytes"
+                )
+                .into());
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(http::Response::builder()
+            .status(status)
+            .body(Bytes::from(body))?)
     }
 }
 

@@ -25,6 +25,10 @@ use opentelemetry_sdk::trace::{
 
 use crate::usage::UsageEvent;
 pub use context::{BAGGAGE, RequestTrace, TRACEPARENT, TRACESTATE, X_AMZN_TRACE_ID};
+/// The four header names of trace context (CONTRACT O2): set by the gateway for each Tool
+/// Service call, never from anything else.
+pub const HEADER_NAMES: [&str; 4] = [TRACEPARENT, TRACESTATE, BAGGAGE, X_AMZN_TRACE_ID];
+
 /// The SDK's sampler and span data, as [`Tracing::new`] and [`SpanSink::submit`] take them.
 pub use opentelemetry_sdk::trace::{Sampler, SpanData};
 pub use spans::{CallTarget, ToolCallSpan};

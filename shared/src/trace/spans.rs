@@ -13,7 +13,8 @@ use opentelemetry_sdk::trace::{SpanData, SpanEvents, SpanLinks};
 
 use super::context::{Decision, RequestTrace};
 use crate::protocol::methods;
-use crate::usage::{Outcome, UsageEvent};
+use crate::text::prefix_within;
+use crate::usage::{MAX_LOGGED_NAME_BYTES, Outcome, UsageEvent};
 
 /// Where a Tool Service call went, as its CLIENT span names it (CONTRACT O4): never a URL,
 /// path, query or account.
@@ -116,12 +117,18 @@ pub(super) fn server_span(
     usage: &UsageEvent,
     ended: SystemTime,
 ) -> SpanData {
+    // Client-chosen texts are cut as the usage log cuts them (CONTRACT U1).
+    let cut = |text: &str| prefix_within(text, MAX_LOGGED_NAME_BYTES).to_string();
     let method = usage.method.as_deref();
     let tool = usage
         .tool
         .name
         .as_deref()
-        .filter(|_| method == Some(methods::TOOLS_CALL));
+        .filter(|_| method == Some(methods::TOOLS_CALL))
+        .map(cut);
+    let method = method.map(cut);
+    let method = method.as_deref();
+    let tool = tool.as_deref();
     let name: Cow<'static, str> = match (method, tool) {
         (Some(method), Some(tool)) => format!("{method} {tool}").into(),
         (Some(method), None) => method.to_string().into(),
@@ -135,7 +142,7 @@ pub(super) fn server_span(
         attributes.push(KeyValue::new("jsonrpc.request.id", id.clone()));
     }
     if let Some(version) = &usage.protocol_version {
-        attributes.push(KeyValue::new("mcp.protocol.version", version.clone()));
+        attributes.push(KeyValue::new("mcp.protocol.version", cut(version)));
     }
     if let Some(tool) = tool {
         attributes.push(KeyValue::new("gen_ai.tool.name", tool.to_string()));

@@ -11,7 +11,7 @@ use crate::registry::{ArgumentLocation, EndpointTemplate, RestCall, TemplatePiec
 
 /// Header names a `header` argument may never take (CONTRACT M2): the caller headers the gateway
 /// forwards (X4), the ones it sets itself, and hop-by-hop and credential headers.
-pub const RESERVED_HEADERS: [&str; 19] = [
+pub const RESERVED_HEADERS: [&str; 23] = [
     "guid",
     "x-request-id",
     "employee-no",
@@ -31,6 +31,11 @@ pub const RESERVED_HEADERS: [&str; 19] = [
     "trailer",
     "keep-alive",
     "proxy-authorization",
+    // CONTRACT O2: the trace context of each call is the gateway's.
+    "traceparent",
+    "tracestate",
+    "baggage",
+    "x-amzn-trace-id",
 ];
 
 /// Everything [`compile_rest`] reads of one tool.
