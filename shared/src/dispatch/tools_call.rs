@@ -241,8 +241,11 @@ pub(super) async fn handle<I: ToolInvoker>(
                 headers.retain(|(name, _)| !trace::HEADER_NAMES.contains(&name.as_str()));
                 headers.extend(trace_values);
             }
-            let span_started = SystemTime::now();
-            let call_target = call_target(&target, &tool.method);
+            // CONTRACT O4: what the CLIENT span needs, only when spans are recorded.
+            let span_start = call
+                .trace
+                .records()
+                .then(|| (SystemTime::now(), call_target(&target, &tool.method)));
             let request = ToolRequest {
                 target,
                 headers,
@@ -258,11 +261,11 @@ pub(super) async fn handle<I: ToolInvoker>(
                     super::credentials::invoke_with(invoker, &tool.name, auth, request).await
                 }
             };
-            tool_use.span = Some(ToolCallSpan {
+            tool_use.span = span_start.map(|(started, target)| ToolCallSpan {
                 span_id,
-                started: span_started,
+                started,
                 ended: SystemTime::now(),
-                target: call_target,
+                target,
                 status: answer.as_ref().ok().map(|a| a.status.as_u16()),
                 error: match &answer {
                     Ok(a) if !a.status.is_success() => Some(a.status.as_str().to_string().into()),

@@ -104,10 +104,10 @@ impl<I: ToolInvoker> Gateway<I> {
         };
         // CONTRACT O1: `_meta`'s trace context over the headers'; never a refusal.
         trace.read_meta(params.as_ref());
-        if let Some(id) = &id {
+        self.tracing.decide(trace, method.as_deref());
+        if let Some(id) = id.as_ref().filter(|_| trace.records()) {
             trace.set_rpc_id(id);
         }
-        self.tracing.decide(trace, method.as_deref());
         let era = if declared_version(params.as_ref()).is_some() {
             Era::Modern
         } else {

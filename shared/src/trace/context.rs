@@ -5,9 +5,8 @@
 use std::time::SystemTime;
 
 use http::{HeaderMap, HeaderName, HeaderValue};
-use opentelemetry::Context;
 use opentelemetry::propagation::{Extractor, Injector, TextMapPropagator as _};
-use opentelemetry::trace::{SpanContext, SpanId, TraceContextExt as _, TraceFlags, TraceId};
+use opentelemetry::trace::{SpanContext, SpanId, TraceContextExt as _, TraceId};
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use serde_json::{Map, Value};
 
@@ -207,6 +206,8 @@ pub(super) struct Decision {
     pub(super) trace_id: TraceId,
     pub(super) span_id: SpanId,
     pub(super) sampled: bool,
+    /// Sampled and exported: the request's spans are built.
+    pub(super) recorded: bool,
 }
 
 impl RequestTrace {
@@ -278,6 +279,13 @@ impl RequestTrace {
         self.rpc_id = Some(crate::text::prefix_within(&text, 128).to_string());
     }
 
+    /// Whether this request's spans are recorded: decided, sampled, and exported (CONTRACT O5).
+    /// Nothing is kept for spans otherwise.
+    #[must_use]
+    pub fn records(&self) -> bool {
+        self.decision.is_some_and(|d| d.recorded)
+    }
+
     /// The trace id as 32 lowercase hex digits, once decided (CONTRACT U3).
     #[must_use]
     pub fn trace_id(&self) -> Option<String> {
@@ -292,20 +300,26 @@ impl RequestTrace {
         let Some(decision) = self.decision else {
             return Vec::new();
         };
-        let flags = if decision.sampled {
-            TraceFlags::SAMPLED
-        } else {
-            TraceFlags::default()
-        };
-        let trace_state = self
+        let mut written = Written::default();
+        // W3C Trace Context version 00, written here rather than by the propagator: no context
+        // to build for each call (the propagator writes the same text).
+        written.0.push((
+            TRACEPARENT,
+            format!(
+                "00-{}-{}-{:02x}",
+                decision.trace_id,
+                client,
+                u8::from(decision.sampled)
+            ),
+        ));
+        if let Some(state) = self
             .parent
             .as_ref()
-            .map(|p| p.trace_state().clone())
-            .unwrap_or_default();
-        let span = SpanContext::new(decision.trace_id, client, flags, false, trace_state);
-        let mut written = Written::default();
-        TraceContextPropagator::new()
-            .inject_context(&Context::new().with_remote_span_context(span), &mut written);
+            .map(|p| p.trace_state().header())
+            .filter(|state| !state.is_empty())
+        {
+            written.0.push((TRACESTATE, state));
+        }
         if let Some(baggage) = &self.baggage {
             written.0.push((BAGGAGE, baggage.clone()));
         }

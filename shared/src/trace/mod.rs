@@ -93,10 +93,12 @@ impl Tracing {
             &[],
             &[],
         );
+        let sampled = result.decision == SamplingDecision::RecordAndSample;
         trace.decision = Some(context::Decision {
             trace_id,
             span_id: ids.new_span_id(),
-            sampled: result.decision == SamplingDecision::RecordAndSample,
+            sampled,
+            recorded: sampled && self.sink.is_some(),
         });
     }
 
@@ -106,7 +108,7 @@ impl Tracing {
     pub fn finish(&self, trace: &mut RequestTrace, usage: &UsageEvent) -> Option<String> {
         self.decide(trace, usage.method.as_deref());
         let decision = trace.decision?;
-        if let Some(sink) = self.sink.as_ref().filter(|_| decision.sampled) {
+        if let Some(sink) = self.sink.as_ref().filter(|_| decision.recorded) {
             let ended = SystemTime::now();
             let mut spans = Vec::with_capacity(2);
             if let Some(call) = &usage.tool.span {
