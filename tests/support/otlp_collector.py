@@ -143,6 +143,16 @@ class Handler(BaseHTTPRequestHandler):
             self.answer(200, ExportTraceServiceResponse().SerializeToString())
 
 
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        # A sender that went away mid-answer (a stopped gateway) is no receiver error.
+        if isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            return
+        super().handle_error(request, client_address)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--status", type=int, default=200)
@@ -152,8 +162,7 @@ def main():
     Handler.status = args.status
     Handler.delay_ms = args.delay_ms
     Handler.answer_bytes = args.answer_bytes
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
+    server = Server(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     print(server.server_address[1], flush=True)
     sys.stdin.read()

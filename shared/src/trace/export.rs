@@ -23,6 +23,9 @@ pub const MAX_QUEUED_SPANS: usize = 2048;
 /// How long an instance drops spans after a failed export instead of trying again
 /// (CONTRACT O5).
 pub const PAUSE_AFTER_FAILURE: Duration = Duration::from_secs(30);
+/// How long the local server's sender gathers spans after the first one before it sends them
+/// (CONTRACT O5): 200 ms.
+pub const BACKGROUND_BATCH_DELAY: Duration = Duration::from_millis(200);
 /// Most bytes of a collector's answer read (CONTRACT O5); a longer one fails the export.
 pub const MAX_COLLECTOR_ANSWER_BYTES: usize = 64 * 1024;
 /// The longest wait for one export when `OTEL_EXPORTER_OTLP_(TRACES_)TIMEOUT` is unset, in ms
@@ -329,6 +332,8 @@ pub fn from_env(env: &OtelEnv<'_>, mode: FlushMode) -> Result<Tracing, String> {
                 runtime.block_on(async move {
                     loop {
                         wake.notified().await;
+                        // One export for the spans of a moment, not one per request.
+                        tokio::time::sleep(BACKGROUND_BATCH_DELAY).await;
                         sender.send().await;
                     }
                 });
