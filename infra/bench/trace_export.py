@@ -16,7 +16,6 @@ target/release/mcp-local or $CARGO_TARGET_DIR/release/mcp-local), oha, and the r
 import argparse
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -25,6 +24,8 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from run import free_port, wait_for_port  # noqa: E402 - the load bench's own helpers
 BODY = json.dumps({
     "jsonrpc": "2.0", "id": 1, "method": "tools/call",
     "params": {"name": "search_documents", "arguments": {"query": "휴가", "limit": 1}},
@@ -35,25 +36,6 @@ HEADERS = {
     "mcp-protocol-version": "2025-11-25",
     "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
 }
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for_port(port: int, proc: subprocess.Popen) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise SystemExit(f"mcp-local exited with {proc.returncode}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            time.sleep(0.05)
-    raise SystemExit("mcp-local did not listen within 30 s")
 
 
 def oha(port: int, requests: int) -> dict:
@@ -96,7 +78,7 @@ def main() -> None:
                      "--sample-tool-service", "127.0.0.1:0"],
                     env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 try:
-                    wait_for_port(port, proc)
+                    wait_for_port(port, proc, "mcp-local")
                     oha(port, 500)  # warm-up: connections, the first spans
                     results[mode].append(oha(port, args.requests))
                 finally:
