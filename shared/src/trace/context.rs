@@ -5,7 +5,7 @@
 use std::time::SystemTime;
 
 use http::{HeaderMap, HeaderName, HeaderValue};
-use opentelemetry::propagation::{Extractor, Injector, TextMapPropagator as _};
+use opentelemetry::propagation::{Extractor, TextMapPropagator as _};
 use opentelemetry::trace::{SpanContext, SpanId, TraceContextExt as _, TraceId};
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use serde_json::{Map, Value};
@@ -42,22 +42,6 @@ impl Extractor for Fields<'_> {
 
     fn keys(&self) -> Vec<&str> {
         vec![TRACEPARENT, TRACESTATE, BAGGAGE]
-    }
-}
-
-/// Collects what a propagator writes.
-#[derive(Default)]
-struct Written(Vec<(&'static str, String)>);
-
-impl Injector for Written {
-    fn set(&mut self, key: &str, value: String) {
-        let key = match key {
-            TRACEPARENT => TRACEPARENT,
-            TRACESTATE => TRACESTATE,
-            BAGGAGE => BAGGAGE,
-            _ => return,
-        };
-        self.0.push((key, value));
     }
 }
 
@@ -300,10 +284,10 @@ impl RequestTrace {
         let Some(decision) = self.decision else {
             return Vec::new();
         };
-        let mut written = Written::default();
+        let mut written: Vec<(&'static str, String)> = Vec::with_capacity(4);
         // W3C Trace Context version 00, written here rather than by the propagator: no context
         // to build for each call (the propagator writes the same text).
-        written.0.push((
+        written.push((
             TRACEPARENT,
             format!(
                 "00-{}-{}-{:02x}",
@@ -318,16 +302,15 @@ impl RequestTrace {
             .map(|p| p.trace_state().header())
             .filter(|state| !state.is_empty())
         {
-            written.0.push((TRACESTATE, state));
+            written.push((TRACESTATE, state));
         }
         if let Some(baggage) = &self.baggage {
-            written.0.push((BAGGAGE, baggage.clone()));
+            written.push((BAGGAGE, baggage.clone()));
         }
         if let Some(xray) = &self.xray {
-            written.0.push((X_AMZN_TRACE_ID, xray.clone()));
+            written.push((X_AMZN_TRACE_ID, xray.clone()));
         }
         written
-            .0
             .into_iter()
             .filter(|(_, value)| header_safe(value))
             .filter_map(|(name, value)| {
