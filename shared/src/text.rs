@@ -41,9 +41,42 @@ pub fn violation_message(error: &jsonschema::ValidationError<'_>) -> String {
     }
 }
 
+/// A JSON number as the whole number it stands for, when it is one from `min` to `max`: `2`,
+/// `2.0` and `2e0` alike, as JSON Schema's `integer` takes them (CONTRACT S1, S2). A fraction,
+/// a number out of range and any other value are `None`.
+#[must_use]
+pub fn whole_number(value: &Value, min: u64, max: u64) -> Option<u64> {
+    let whole = value.as_u64().or_else(|| {
+        let n = value.as_f64()?;
+        // Compared in f64 only within the range, where every whole number is exact.
+        (n.fract() == 0.0 && (0.0..=9_007_199_254_740_992.0).contains(&n)).then(|| {
+            #[expect(
+                clippy::cast_possible_truncation,
+                clippy::cast_sign_loss,
+                reason = "a whole, non-negative f64 at most 2^53: exact"
+            )]
+            let whole = n as u64;
+            whole
+        })
+    })?;
+    (min..=max).contains(&whole).then_some(whole)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn s2_a_whole_number_is_read_whatever_its_json_form() {
+        let read = |text: &str| whole_number(&serde_json::from_str(text).unwrap(), 1, 50);
+        for text in ["2", "2.0", "2e0", "0.2e1", "20E-1"] {
+            assert_eq!(read(text), Some(2), "{text}");
+        }
+        for text in ["2.5", "0", "51", "-1", "\"2\"", "null", "1e300"] {
+            assert_eq!(read(text), None, "{text}");
+        }
+        assert_eq!(read("50.0"), Some(50));
+    }
 
     #[test]
     fn a_cut_never_splits_a_character_and_is_marked() {

@@ -74,9 +74,11 @@ pub(super) fn handle(
         return MethodOutcome::Error(e);
     }
     let query = arguments["query"].as_str().unwrap_or_default();
+    // CONTRACT S2: `2`, `2.0` and `2e0` are the same limit (the schema took each as an
+    // integer).
     let limit = arguments
         .get("limit")
-        .and_then(Value::as_u64)
+        .and_then(|limit| crate::text::whole_number(limit, 1, u64::MAX))
         .and_then(|n| usize::try_from(n).ok())
         .unwrap_or(search.max_results);
     let found = search.results(route, query, limit);

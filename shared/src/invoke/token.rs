@@ -55,6 +55,16 @@ pub enum TokenError {
     /// A 200 answer without a bearer `access_token`.
     #[error("the token endpoint's answer holds no bearer access_token")]
     NoToken,
+    /// A 200 answer whose `access_token` cannot travel in an `Authorization` header (a control
+    /// or non-ASCII character): never kept, the token endpoint's fault.
+    #[error("the token endpoint's access_token is not a valid header value")]
+    TokenNotHeaderValue,
+    /// An answer longer than the gateway reads (64 KiB); nothing of it is used.
+    #[error("the token endpoint's answer exceeds {limit_bytes} bytes")]
+    AnswerTooLarge {
+        /// The limit in bytes.
+        limit_bytes: usize,
+    },
     /// An invoker that obtains no tokens.
     #[error("this gateway obtains no access tokens")]
     Unsupported,

@@ -36,13 +36,28 @@ fn token_of(body: &[u8], default_ttl: Duration) -> Result<(SecretText, Duration)
         .and_then(Value::as_str)
         .filter(|t| bearer && !t.is_empty())
         .ok_or(TokenError::NoToken)?;
+    // CONTRACT X12: a token that cannot be the `Authorization` value is never kept.
+    if !token.bytes().all(|b| b.is_ascii_graphic() || b == b' ') {
+        return Err(TokenError::TokenNotHeaderValue);
+    }
     let ttl = parsed
         .get("expires_in")
-        .and_then(Value::as_u64)
+        .and_then(expires_in_seconds)
         .map_or(default_ttl, |s| {
             Duration::from_secs(s.saturating_sub(EXPIRY_MARGIN_S))
         });
     Ok((SecretText::new(token), ttl))
+}
+
+/// RFC 6749's `expires_in` in seconds: a whole number written `3600`, `3600.0` or as the string
+/// `"3600"` (some servers quote it); anything else is no lifetime (CONTRACT X12).
+fn expires_in_seconds(value: &Value) -> Option<u64> {
+    match value {
+        Value::String(text) if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) => {
+            text.parse().ok()
+        }
+        other => crate::text::whole_number(other, 0, u64::MAX),
+    }
 }
 
 /// Sends `request` and reads the token; the caller bounds it with its time limit.
@@ -68,7 +83,14 @@ pub(super) async fn obtain(
         .map_err(|_| TokenError::Unreachable)?
     {
         if body.len() + chunk.len() > MAX_ANSWER_BYTES {
-            return Err(TokenError::Refused { status, code: None });
+            // A refusal stays a refusal; a 200 this long is no answer the gateway reads.
+            return Err(if status == 200 {
+                TokenError::AnswerTooLarge {
+                    limit_bytes: MAX_ANSWER_BYTES,
+                }
+            } else {
+                TokenError::Refused { status, code: None }
+            });
         }
         body.extend_from_slice(&chunk);
     }
@@ -100,6 +122,32 @@ mod tests {
             TokenError::NoToken
         );
         assert_eq!(token_of(b"<html>", five).unwrap_err(), TokenError::NoToken);
+        // CONTRACT X12: expires_in as a whole float or a string of digits.
+        for written in ["3600", "3600.0", "\"3600\"", "3.6e3"] {
+            let body = format!(r#"{{"access_token":"t","expires_in":{written}}}"#);
+            assert_eq!(
+                token_of(body.as_bytes(), five).unwrap().1,
+                Duration::from_mins(59),
+                "{written}"
+            );
+        }
+        for odd in ["3600.5", "\"1h\"", "-5", "null", "\"\""] {
+            let body = format!(r#"{{"access_token":"t","expires_in":{odd}}}"#);
+            assert_eq!(token_of(body.as_bytes(), five).unwrap().1, five, "{odd}");
+        }
+        // A token that cannot be a header value is the token endpoint's fault.
+        assert_eq!(
+            token_of(br#"{"access_token":"t\r\nX-Evil: 1"}"#, five).unwrap_err(),
+            TokenError::TokenNotHeaderValue
+        );
+        assert_eq!(
+            token_of(r#"{"access_token":"tök"}"#.as_bytes(), five).unwrap_err(),
+            TokenError::TokenNotHeaderValue
+        );
+        assert_eq!(
+            TokenError::AnswerTooLarge { limit_bytes: 65536 }.to_string(),
+            "the token endpoint's answer exceeds 65536 bytes"
+        );
         assert_eq!(
             error_code(br#"{"error":"invalid_client"}"#).as_deref(),
             Some("invalid_client")

@@ -7,6 +7,10 @@ use serde_json::{Map, Value};
 use super::ErrorObject;
 use super::version::META_PROTOCOL_VERSION;
 
+/// Longest string id, in bytes (CONTRACT E2): a longer one is `-32600` and is not echoed, so
+/// no answer (nor its error text) grows with the id past the response budget (T2, E5).
+pub const MAX_ID_BYTES: usize = 1024;
+
 /// A JSON-RPC request id: a string or an integer, echoed exactly (CONTRACT E2).
 ///
 /// `"1"` stays a string, `0` is valid, integers up to `u64::MAX` keep every digit.
@@ -20,6 +24,8 @@ impl RequestId {
     #[must_use]
     pub fn from_value(value: &Value) -> Option<Self> {
         match value {
+            // CONTRACT E2, E5: an id longer than MAX_ID_BYTES is never echoed.
+            Value::String(text) if text.len() > MAX_ID_BYTES => None,
             Value::String(_) => Some(Self(value.clone())),
             Value::Number(n) if n.is_i64() || n.is_u64() => Some(Self(value.clone())),
             _ => None,
@@ -121,6 +127,10 @@ pub fn parse_message(body: &[u8]) -> Result<Message, EnvelopeError> {
             method: method.clone(),
             params,
         }),
+        (Some(Value::String(_)), None) => Err(invalid(
+            None,
+            &format!("'id' must be at most {MAX_ID_BYTES} bytes"),
+        )),
         (Some(_), None) => Err(invalid(None, "'id' must be a string or an integer")),
     }
 }
@@ -154,6 +164,35 @@ mod tests {
         assert!(matches!(m, Message::Request { ref id, .. } if id.as_value() == &Value::from("1")));
         let m = parse_message(br#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#).unwrap();
         assert!(matches!(m, Message::Request { ref id, .. } if id.as_value() == &Value::from(0)));
+    }
+
+    /// CONTRACT E2, E5: a string id over 1,024 bytes is `-32600` and never echoed.
+    #[test]
+    fn e2_an_id_over_1024_bytes_is_invalid_and_not_echoed() {
+        let at = format!(
+            r#"{{"jsonrpc":"2.0","id":"{}","method":"ping"}}"#,
+            "i".repeat(1024)
+        );
+        assert!(matches!(
+            parse_message(at.as_bytes()).unwrap(),
+            Message::Request { .. }
+        ));
+        let over = format!(
+            r#"{{"jsonrpc":"2.0","id":"{}","method":"ping"}}"#,
+            "i".repeat(1025)
+        );
+        let e = err(&over);
+        assert_eq!(e.id, None);
+        assert_eq!(
+            e.error.message,
+            "Invalid Request: 'id' must be at most 1024 bytes"
+        );
+        // Not echoed by an earlier check either.
+        let early = format!(
+            r#"{{"jsonrpc":"1.0","id":"{}","method":"ping"}}"#,
+            "i".repeat(5000)
+        );
+        assert_eq!(err(&early).id, None);
     }
 
     #[test]

@@ -7,7 +7,7 @@ pub mod methods;
 mod response;
 mod version;
 
-pub use envelope::{Message, RequestId, declared_version, parse_message};
+pub use envelope::{MAX_ID_BYTES, Message, RequestId, declared_version, parse_message};
 pub use error::{ErrorCode, ErrorObject};
 pub use response::{ResponsePayload, encode_error, encode_response};
 pub use version::{

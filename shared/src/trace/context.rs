@@ -84,10 +84,19 @@ fn parent_of(fields: Fields<'_>) -> Option<SpanContext> {
 }
 
 /// W3C Trace Context §3.3: at most 32 list members of `key=value`, every value non-empty, no key
-/// twice (the propagator's own parser takes duplicates and empty values).
+/// twice (the propagator's own parser takes duplicates and empty values). The work is linear in
+/// the text and bounded (CONTRACT O1): a text over [`MAX_TRACESTATE_BYTES`] is refused before it
+/// is split, and the split stops at the 33rd member.
 fn tracestate_is_valid(text: &str) -> bool {
-    let mut keys = Vec::new();
+    if text.len() > MAX_TRACESTATE_BYTES {
+        return false;
+    }
+    let mut keys: Vec<&str> = Vec::with_capacity(MAX_TRACESTATE_MEMBERS);
     for member in text.split(',').map(str::trim).filter(|m| !m.is_empty()) {
+        // The limit is enforced while counting: at most 32 keys are ever compared.
+        if keys.len() == MAX_TRACESTATE_MEMBERS {
+            return false;
+        }
         let Some((key, value)) = member.split_once('=') else {
             return false;
         };
@@ -96,9 +105,12 @@ fn tracestate_is_valid(text: &str) -> bool {
         }
         keys.push(key);
     }
-    keys.len() <= MAX_TRACESTATE_MEMBERS
+    true
 }
 
+/// Longest tracestate read, in bytes: 32 members of W3C's longest key (256) and value (256)
+/// with their `=` and `,` separators and some optional white space (CONTRACT O1).
+const MAX_TRACESTATE_BYTES: usize = 32 * (256 + 1 + 256 + 2);
 /// W3C Trace Context's limit on tracestate list members.
 const MAX_TRACESTATE_MEMBERS: usize = 32;
 /// W3C Baggage's limits (§3.3.1): the whole header's bytes and its list members.
@@ -139,8 +151,11 @@ fn baggage_of(text: &str) -> Option<String> {
     if text.is_empty() || text.len() > MAX_BAGGAGE_BYTES {
         return None;
     }
-    let mut members = 0;
-    for member in text.split(',') {
+    for (members, member) in text.split(',').enumerate() {
+        // Counted while splitting: the 65th member ends the walk.
+        if members == MAX_BAGGAGE_MEMBERS {
+            return None;
+        }
         let mut parts = member.split(';');
         if !parts.next().is_some_and(|kv| key_value_is_valid(kv, true)) {
             return None;
@@ -148,9 +163,8 @@ fn baggage_of(text: &str) -> Option<String> {
         if !parts.all(|property| key_value_is_valid(property, false)) {
             return None;
         }
-        members += 1;
     }
-    (members <= MAX_BAGGAGE_MEMBERS).then(|| text.to_string())
+    Some(text.to_string())
 }
 
 /// CONTRACT O2: printable ASCII (0x20–0x7E) without a leading or trailing space, so that no
@@ -412,5 +426,30 @@ mod tests {
         let many: Vec<String> = (0..33).map(|i| format!("k{i}=v")).collect();
         assert!(!tracestate_is_valid(&many.join(",")));
         assert!(tracestate_is_valid(&many[..32].join(",")));
+    }
+
+    /// CONTRACT O1: the 33rd member drops the value however many follow, and a text over the
+    /// byte limit is refused before it is split.
+    #[test]
+    fn o1_the_33rd_tracestate_member_or_the_byte_limit_drops_the_value() {
+        let members: Vec<String> = (0..140_000).map(|i| format!("k{i}=v")).collect();
+        let huge = members.join(",");
+        assert!(huge.len() > MAX_TRACESTATE_BYTES);
+        assert!(!tracestate_is_valid(&huge));
+        // Within the byte limit, still refused at the 33rd member.
+        let thirty_three = members[..33].join(",");
+        assert!(thirty_three.len() < MAX_TRACESTATE_BYTES);
+        assert!(!tracestate_is_valid(&thirty_three));
+        // The longest valid one: 32 members of 256-byte keys and values.
+        let longest: Vec<String> = (0..32)
+            .map(|i| format!("{}{i:02}={}", "k".repeat(254), "v".repeat(256)))
+            .collect();
+        let longest = longest.join(",");
+        assert!(longest.len() <= MAX_TRACESTATE_BYTES);
+        assert!(tracestate_is_valid(&longest));
+        assert!(!tracestate_is_valid(&format!(
+            "{longest}{}",
+            " ".repeat(MAX_TRACESTATE_BYTES)
+        )));
     }
 }

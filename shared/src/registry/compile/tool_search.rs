@@ -27,16 +27,9 @@ pub(super) fn compile_tool_search(
     };
     let max_results = match object.get("maxResults") {
         None => Some(DEFAULT_MAX_RESULTS),
-        // A whole number written as 5 or 5.0, as JSON Schema's integer (and search_tools'
-        // limit) takes it.
-        Some(value) => value
-            .as_u64()
-            .or_else(|| {
-                let n = value.as_f64()?;
-                (1..=50_u32)
-                    .find(|&k| (f64::from(k) - n).abs() < f64::EPSILON)
-                    .map(u64::from)
-            })
+        // A whole number written as 5, 5.0 or 5e0, as JSON Schema's integer (and
+        // search_tools' limit) takes it.
+        Some(value) => crate::text::whole_number(value, 1, 50)
             .and_then(|n| usize::try_from(n).ok())
             .filter(|n| (1..=MAX_RESULTS).contains(n))
             .or_else(|| {
