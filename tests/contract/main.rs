@@ -2,6 +2,7 @@
 //! pipeline, with a real Tool Service on loopback (CONTRACT P, H, C, L, T, X, E), and the tool
 //! result formats (`structuredContent`, MCP-native results).
 
+mod answer_redaction;
 mod arguments_as_sent;
 mod auth_hostile;
 mod auth_oauth;

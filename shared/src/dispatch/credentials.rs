@@ -31,10 +31,19 @@ pub(super) struct Reads {
     token: Option<u64>,
 }
 
-/// A credential made for one call, and the reads it came from.
+/// A credential made for one call, the reads it came from and the secret values it presents
+/// (CONTRACT X12: each is redacted from the call's answer).
 pub(super) struct Credential {
     placement: Placement,
     reads: Reads,
+    presented: Vec<SecretText>,
+}
+
+/// A call sent with an outbound credential: its answer, and every secret value the gateway
+/// sent on it (CONTRACT X12), for the answer's redaction ([`crate::tool_result::redact`]).
+pub(super) struct Presented {
+    pub answer: Result<ToolResponse, InvokeError>,
+    pub secrets: Vec<SecretText>,
 }
 
 /// Why no credential was made.
@@ -48,6 +57,22 @@ pub(super) enum CredentialError {
 impl From<SecretError> for CredentialError {
     fn from(error: SecretError) -> Self {
         Self::Secret(error)
+    }
+}
+
+impl From<TokenError> for CredentialError {
+    fn from(error: TokenError) -> Self {
+        Self::Token(error)
+    }
+}
+
+impl CredentialError {
+    /// Whether the read or the token request ran out of time.
+    fn is_timeout(&self) -> bool {
+        matches!(
+            self,
+            Self::Secret(SecretError::Timeout { .. }) | Self::Token(TokenError::Timeout { .. })
+        )
     }
 }
 
@@ -141,19 +166,29 @@ pub(super) async fn credential<I: ToolInvoker>(
         secret: Some(fetched.generation),
         token: None,
     };
+    let mut presented = Vec::with_capacity(2);
     let placement = match auth {
         OutboundAuth::ApiKey {
             placement, prefix, ..
         } => {
             let key = select(&fetched.value, secret.json_key.as_deref())?;
             let text = format!("{prefix}{}", key.expose());
-            match placement {
+            let placement = match placement {
                 KeyPlacement::Header(name) => Placement::Header(name.clone(), sensitive(&text)?),
-                KeyPlacement::Query(name) => Placement::Query(
-                    utf8_percent_encode(name, COMPONENT).to_string(),
-                    utf8_percent_encode(&text, COMPONENT).to_string(),
-                ),
-            }
+                KeyPlacement::Query(name) => {
+                    let encoded = utf8_percent_encode(key.expose(), COMPONENT).to_string();
+                    if encoded != key.expose() {
+                        // A service that quotes its URL quotes the key as it was sent.
+                        presented.push(SecretText::new(encoded));
+                    }
+                    Placement::Query(
+                        utf8_percent_encode(name, COMPONENT).to_string(),
+                        utf8_percent_encode(&text, COMPONENT).to_string(),
+                    )
+                }
+            };
+            presented.push(key);
+            placement
         }
         OutboundAuth::SigV4 { .. } => return Err(SecretError::Unsupported.into()),
         OutboundAuth::OAuth2 {
@@ -180,67 +215,101 @@ pub(super) async fn credential<I: ToolInvoker>(
                 .map_err(CredentialError::Token)?;
             reads.token = Some(token.generation);
             let bearer = format!("Bearer {}", token.value.expose());
-            Placement::Header(http::header::AUTHORIZATION, sensitive(&bearer)?)
+            // The token endpoint's answer was checked to be header-safe (CONTRACT X12).
+            let value = sensitive(&bearer).map_err(|_| TokenError::TokenNotHeaderValue)?;
+            presented.push(token.value);
+            Placement::Header(http::header::AUTHORIZATION, value)
         }
         OutboundAuth::Basic { .. } => {
             let (user, password) = two_fields(&fetched.value, "username", "password")?;
             let token =
                 base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"));
-            Placement::Header(
-                http::header::AUTHORIZATION,
-                sensitive(&format!("Basic {token}"))?,
-            )
+            let value = sensitive(&format!("Basic {token}"))?;
+            presented.push(SecretText::new(token));
+            presented.push(SecretText::new(password));
+            Placement::Header(http::header::AUTHORIZATION, value)
         }
     };
-    Ok(Credential { placement, reads })
+    Ok(Credential {
+        placement,
+        reads,
+        presented,
+    })
 }
 
 /// Sends `request` with the credential of `auth` (CONTRACT X12): the secret read within its
-/// own limit inside the call's (X7), and after a 401 read anew past the refused read and sent
-/// once more; a second 401 is the answer.
+/// own limit inside the call's one timeout (X7), and after a 401 read anew past the refused
+/// read and sent once more with what is left of that timeout; a second 401 is the answer. A
+/// retry that cannot start in time (no time left, or the new read runs out of it) answers the
+/// first 401.
 ///
 /// # Errors
-/// The invoker's error, or [`InvokeError::Credential`] when no credential could be made.
+/// In [`Presented::answer`]: the invoker's error, or [`InvokeError::Credential`] when no
+/// credential could be made (nothing was sent).
 pub(super) async fn invoke_with<I: ToolInvoker>(
     invoker: &I,
     tool: &str,
     auth: &OutboundAuth,
     mut request: ToolRequest,
-) -> Result<ToolResponse, InvokeError> {
+) -> Presented {
     // `sigv4`: the invoker signs the request as sent, with the gateway's own credentials.
     if let OutboundAuth::SigV4 { service, region } = auth {
         request.sigv4 = Some(SigV4Signing {
             service: service.clone(),
             region: region.clone(),
         });
-        return invoker.invoke(request).await;
+        return Presented {
+            answer: invoker.invoke(request).await,
+            secrets: Vec::new(),
+        };
     }
     let started = Instant::now();
     let budget = request.timeout;
+    let left = || budget.saturating_sub(started.elapsed());
     let mut stale = Reads::default();
-    let mut attempts_left = 2;
+    let mut secrets = Vec::new();
+    let mut refused: Option<ToolResponse> = None;
     loop {
-        attempts_left -= 1;
-        // The first read may take the whole budget, up to its own limit; the second what is left.
-        let remaining = if stale.secret.is_none() {
-            budget
-        } else {
-            budget.saturating_sub(started.elapsed())
-        };
-        let credential = credential(invoker, auth, stale, remaining.min(MAX_SECRET_READ))
-            .await
-            .map_err(|e| InvokeError::Credential {
-                text: failure_text(tool, &e),
-            })?;
-        let mut sent = present(request.clone(), &credential);
-        sent.timeout = budget.saturating_sub(started.elapsed());
-        let answer = invoker.invoke(sent).await;
-        let refused = matches!(&answer, Ok(r) if r.status == http::StatusCode::UNAUTHORIZED);
-        if !refused || attempts_left == 0 {
-            return answer;
+        if refused.is_some() && left().is_zero() {
+            break;
         }
-        // CONTRACT X12: the refused credential's secret and token are both read anew.
-        stale = credential.reads;
+        let made = credential(invoker, auth, stale, left().min(MAX_SECRET_READ)).await;
+        let credential = match made {
+            Ok(credential) => credential,
+            // CONTRACT X12: the retry that ran out of time reports the 401 it follows.
+            Err(error) if refused.is_some() && error.is_timeout() => break,
+            Err(error) => {
+                return Presented {
+                    answer: Err(InvokeError::Credential {
+                        text: failure_text(tool, &error),
+                    }),
+                    secrets,
+                };
+            }
+        };
+        secrets.extend(credential.presented.iter().cloned());
+        let mut sent = present(request.clone(), &credential);
+        sent.timeout = left();
+        if refused.is_some() && sent.timeout.is_zero() {
+            break;
+        }
+        let answer = invoker.invoke(sent).await;
+        match answer {
+            Ok(response)
+                if response.status == http::StatusCode::UNAUTHORIZED && refused.is_none() =>
+            {
+                // CONTRACT X12: the refused credential's secret and token are both read anew.
+                stale = credential.reads;
+                refused = Some(response);
+            }
+            answer => return Presented { answer, secrets },
+        }
+    }
+    Presented {
+        answer: refused.ok_or(InvokeError::Timeout {
+            timeout_ms: millis(budget),
+        }),
+        secrets,
     }
 }
 

@@ -12,12 +12,15 @@ use serde_json::{Map, Value};
 
 use super::sent_arguments::{self, Sent};
 use super::{Call, MethodOutcome};
-use crate::invoke::{ToolInvoker, ToolRequest, ToolTarget, client_context};
+use crate::invoke::{
+    InvokeError, SecretText, ToolInvoker, ToolRequest, ToolResponse, ToolTarget, client_context,
+};
 use crate::policy::CallerHeaders;
 use crate::protocol::{ErrorObject, RequestId};
 use crate::registry::search::SEARCH_TOOL_NAME;
 use crate::registry::{Endpoint, Tool, ToolLookup};
 use crate::text::{ellipsized, violation_message};
+use crate::tool_result::redact::redact_body;
 use crate::tool_result::{map_tool_answer, oversized_result};
 use crate::trace::{self, CallTarget, ToolCallSpan};
 use crate::usage::ToolUse;
@@ -127,6 +130,19 @@ fn call_target(target: &ToolTarget, method: &http::Method) -> CallTarget {
             region: function.region.clone(),
         },
     }
+}
+
+/// `answer` with every one of `secrets` replaced by `[redacted]` in its body (CONTRACT X12).
+fn redacted(
+    answer: Result<ToolResponse, InvokeError>,
+    secrets: &[SecretText],
+) -> Result<ToolResponse, InvokeError> {
+    let mut response = answer?;
+    let texts: Vec<&str> = secrets.iter().map(SecretText::expose).collect();
+    if let Some(body) = redact_body(&response.body, &texts) {
+        response.body = body;
+    }
+    Ok(response)
 }
 
 pub(super) async fn handle<I: ToolInvoker>(
@@ -256,23 +272,32 @@ pub(super) async fn handle<I: ToolInvoker>(
             };
             let answer = match &tool.auth {
                 None => invoker.invoke(request).await,
-                // CONTRACT X12: the tool's outbound credential, read anew after a 401.
+                // CONTRACT X12: the tool's outbound credential, read anew after a 401, and
+                // every secret value it sent taken out of the answer.
                 Some(auth) => {
-                    super::credentials::invoke_with(invoker, &tool.name, auth, request).await
+                    let presented =
+                        super::credentials::invoke_with(invoker, &tool.name, auth, request).await;
+                    redacted(presented.answer, &presented.secrets)
                 }
             };
-            tool_use.span = span_start.map(|(started, target)| ToolCallSpan {
-                span_id,
-                started,
-                ended: SystemTime::now(),
-                target,
-                status: answer.as_ref().ok().map(|a| a.status.as_u16()),
-                error: match &answer {
-                    Ok(a) if !a.status.is_success() => Some(a.status.as_str().to_string().into()),
-                    Ok(_) => None,
-                    Err(e) => Some(e.kind().into()),
-                },
-            });
+            // CONTRACT O4: a call that was never sent has no CLIENT span.
+            let sent = answer.as_ref().map_or_else(InvokeError::was_sent, |_| true);
+            tool_use.span = span_start
+                .filter(|_| sent)
+                .map(|(started, target)| ToolCallSpan {
+                    span_id,
+                    started,
+                    ended: SystemTime::now(),
+                    target,
+                    status: answer.as_ref().ok().map(|a| a.status.as_u16()),
+                    error: match &answer {
+                        Ok(a) if !a.status.is_success() => {
+                            Some(a.status.as_str().to_string().into())
+                        }
+                        Ok(_) => None,
+                        Err(e) => Some(e.kind().into()),
+                    },
+                });
             answer
         }
         // CONTRACT X10: the headers do not fit the client context; nothing is invoked.

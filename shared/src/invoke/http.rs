@@ -202,6 +202,9 @@ fn quoted_content_type(content_type: Option<&http::HeaderValue>) -> String {
 
 impl ToolInvoker for HttpInvoker {
     async fn invoke(&self, request: ToolRequest) -> Result<ToolResponse, InvokeError> {
+        // CONTRACT X7: one timeout over everything the call waits for (a `sigv4` tool's
+        // credentials included), counted from here.
+        let started = tokio::time::Instant::now();
         let timeout = request.timeout;
         let timeout_ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
         let limit = request.max_response_bytes;
@@ -251,7 +254,8 @@ impl ToolInvoker for HttpInvoker {
             for (name, value) in &request.headers {
                 signed.push((name.as_str(), value.to_str().unwrap_or_default()));
             }
-            // The credentials within the call's time, at most 5 s, as for Lambda tools (X10).
+            // The credentials within the call's time, at most 5 s, as for Lambda tools (X10);
+            // the request then has what is left.
             self.lambda
                 .signer()
                 .load_within(timeout.min(Duration::from_secs(5)))
@@ -309,7 +313,7 @@ impl ToolInvoker for HttpInvoker {
                 body: body.freeze(),
             })
         };
-        tokio::time::timeout(timeout, exchange)
+        tokio::time::timeout(timeout.saturating_sub(started.elapsed()), exchange)
             .await
             .unwrap_or(Err(InvokeError::Timeout { timeout_ms }))
     }

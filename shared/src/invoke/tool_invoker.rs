@@ -177,6 +177,22 @@ pub enum InvokeError {
 }
 
 impl InvokeError {
+    /// Whether the call may have reached the Tool Service: `false` when the gateway sent
+    /// nothing (no credential, no AWS credentials, a client context that did not fit), so no
+    /// CLIENT span is recorded for it (CONTRACT O4).
+    #[must_use]
+    pub fn was_sent(&self) -> bool {
+        !matches!(
+            self,
+            Self::Credential { .. }
+                | Self::NoSigningCredentials
+                | Self::NoCredentials
+                | Self::CredentialsTimeout { .. }
+                | Self::CredentialsFailed { .. }
+                | Self::ClientContextTooLarge
+        )
+    }
+
     /// The failure as a span's `error.type` (CONTRACT O4): `timeout`, `connect`,
     /// `function_error` …
     #[must_use]

@@ -4,12 +4,14 @@
 //! - [`map_answer`]: the mapping, by result format ([`map_tool_answer`]);
 //! - [`model`]: the result's types ([`CallResult`], [`Content`]) and their JSON;
 //! - `mcp_native`: the shape check of an MCP-native result (`_meta.resultFormat: "mcp"`);
-//! - `output_schema`: `structuredContent` against the tool's `outputSchema`.
+//! - `output_schema`: `structuredContent` against the tool's `outputSchema`;
+//! - [`redact`]: the secrets a call sent, taken out of its answer (X12).
 
 pub mod map_answer;
 mod mcp_native;
 pub mod model;
 mod output_schema;
+pub mod redact;
 
 pub use map_answer::{MAX_QUOTED_ERROR_BYTES, map_tool_answer, oversized_result};
 pub use model::{CallResult, Content};
