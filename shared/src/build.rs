@@ -204,6 +204,12 @@ impl SourceChain {
                 max_response_bytes: config.max_response_bytes,
             },
         );
+        // CONTRACT M5: under the Lambda runtime no secret comes from the environment.
+        let chain = if std::env::var_os("AWS_LAMBDA_RUNTIME_API").is_some() {
+            chain.refusing_env_secrets()
+        } else {
+            chain
+        };
         // CONTRACT M1: a fixed deployment serves the route its path names, or none.
         Ok(match config.routing {
             RoutingMode::Fixed => chain.serving(fixed_route_key(&config.endpoint_path)),

@@ -9,8 +9,8 @@ use std::num::NonZeroUsize;
 use std::sync::Arc;
 use std::time::Duration;
 
-use bytes::Bytes;
-use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
+use bytes::{Bytes, BytesMut};
+use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
@@ -79,7 +79,7 @@ pub async fn handle<I: ToolInvoker>(
     request: http::Request<Incoming>,
     body_timeout: Duration,
 ) -> Result<http::Response<Full<Bytes>>, BodyTimedOut> {
-    let (parts, body) = request.into_parts();
+    let (parts, mut body) = request.into_parts();
     let limit = gateway.config().max_request_bytes;
     // CONTRACT H7: a body announced over the limit is refused before any of it is read, so a
     // client cannot hold the connection open by never sending what it announced.
@@ -88,16 +88,22 @@ pub async fn handle<I: ToolInvoker>(
         .get(http::header::CONTENT_LENGTH)
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.trim().parse::<u64>().ok());
-    let body = if announced.is_some_and(|length| length > limit as u64) {
+    let read = if announced.is_some_and(|length| length > limit as u64) {
         RequestBody::TooLarge
     } else {
-        tokio::time::timeout(body_timeout, read_body(body, limit))
+        tokio::time::timeout(body_timeout, read_body(&mut body, limit))
             .await
             .map_err(|_| BodyTimedOut {
                 timeout: body_timeout,
             })?
     };
-    let request = http::Request::from_parts(parts, body);
+    if matches!(read, RequestBody::TooLarge) {
+        // CONTRACT H7: answered before the body was read whole; the rest is read and dropped
+        // while the answer goes out, so a client that sends its whole body first still reads
+        // the 413 instead of a reset connection.
+        tokio::spawn(linger(body));
+    }
+    let request = http::Request::from_parts(parts, read);
     let task =
         tokio::spawn(async move { gateway.handle(request, InvocationContext::default()).await });
     if let Ok(response) = task.await {
@@ -109,14 +115,47 @@ pub async fn handle<I: ToolInvoker>(
     }
 }
 
-/// The request body, at most `limit` bytes (CONTRACT H7).
-async fn read_body(body: Incoming, limit: usize) -> RequestBody {
-    match Limited::new(body, limit).collect().await {
-        Ok(collected) => RequestBody::Full(collected.to_bytes()),
-        Err(error) if error.downcast_ref::<LengthLimitError>().is_some() => RequestBody::TooLarge,
-        // The client broke off mid-body: what arrived is handled as sent.
-        Err(_) => RequestBody::Full(Bytes::new()),
+/// Most bytes of an early-answered body read and dropped after the answer (CONTRACT H7).
+pub const LINGER_MAX_BYTES: usize = 64 * 1024 * 1024;
+/// Longest an early-answered body is read and dropped after the answer (CONTRACT H7), as
+/// nginx's lingering close: then the connection is closed.
+pub const LINGER_TIME: Duration = Duration::from_secs(10);
+
+/// Reads and drops what is left of `body`, at most [`LINGER_MAX_BYTES`] within
+/// [`LINGER_TIME`]; the connection closes when it returns (CONTRACT H7).
+async fn linger(mut body: Incoming) {
+    let drain = async {
+        let mut left = LINGER_MAX_BYTES;
+        while let Some(Ok(frame)) = body.frame().await {
+            let Some(data) = frame.data_ref() else {
+                continue;
+            };
+            if data.len() >= left {
+                return;
+            }
+            left -= data.len();
+        }
+    };
+    let _ = tokio::time::timeout(LINGER_TIME, drain).await;
+}
+
+/// The request body, at most `limit` bytes (CONTRACT H7); past the limit the rest stays in
+/// `body`.
+async fn read_body(body: &mut Incoming, limit: usize) -> RequestBody {
+    let mut collected = BytesMut::new();
+    while let Some(frame) = body.frame().await {
+        let Ok(frame) = frame else {
+            // The client broke off mid-body: what arrived is handled as sent.
+            return RequestBody::Full(Bytes::new());
+        };
+        if let Some(data) = frame.data_ref() {
+            if collected.len() + data.len() > limit {
+                return RequestBody::TooLarge;
+            }
+            collected.extend_from_slice(data);
+        }
     }
+    RequestBody::Full(collected.freeze())
 }
 
 /// An accepted connection handed to a serving thread: the socket, deregistered from the

@@ -337,6 +337,64 @@ fn http_policy_holds_over_a_real_socket() {
     assert_eq!(out, "404");
 }
 
+/// Sends `head` and then the whole `body` before reading anything, as Python's
+/// `http.client` does, and returns the status line and the JSON body of the answer.
+fn send_whole_then_read(server: &LocalServer, head: &str, body: &[u8]) -> (String, Value) {
+    use std::io::{Read, Write};
+    let (mut stream, _) = raw_connection(server);
+    stream.write_all(head.as_bytes()).unwrap();
+    stream
+        .write_all(body)
+        .expect("the whole body is taken, not reset");
+    let mut answer = Vec::new();
+    loop {
+        let mut chunk = [0_u8; 4096];
+        let n = stream.read(&mut chunk).expect("an answer, not a reset");
+        assert!(n > 0, "closed before a whole answer: {answer:?}");
+        answer.extend_from_slice(&chunk[..n]);
+        let text = String::from_utf8_lossy(&answer).into_owned();
+        if let Some((head, json_body)) = text.split_once("\r\n\r\n")
+            && let Ok(error) = serde_json::from_str::<Value>(json_body)
+        {
+            return (head.lines().next().unwrap_or_default().to_string(), error);
+        }
+    }
+}
+
+/// CONTRACT H7: a 413 answered before the body is read whole reaches a client that sends its
+/// whole body first (the rest of the body is read and dropped), with the body's length
+/// announced or chunked.
+#[test]
+fn h7_a_client_that_sends_its_whole_body_before_reading_still_reads_the_413() {
+    let server = LocalServer::start(&[("MCP_MAX_REQUEST_BYTES", "2048")]);
+    let addr = server.base.trim_start_matches("http://").to_string();
+    let body = vec![b'x'; 2 * 1024 * 1024];
+    let mut chunked = Vec::new();
+    for piece in body.chunks(64 * 1024) {
+        chunked.extend_from_slice(format!("{:x}\r\n", piece.len()).as_bytes());
+        chunked.extend_from_slice(piece);
+        chunked.extend_from_slice(b"\r\n");
+    }
+    chunked.extend_from_slice(b"0\r\n\r\n");
+    for _ in 0..5 {
+        let head = format!(
+            "POST /mcp/core HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\n\
+             content-length: {}\r\n\r\n",
+            body.len()
+        );
+        let (status, error) = send_whole_then_read(&server, &head, &body);
+        assert_eq!(status, "HTTP/1.1 413 Payload Too Large");
+        assert_eq!(error["error"], "payload_too_large", "{error}");
+        let head = format!(
+            "POST /mcp/core HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\n\
+             transfer-encoding: chunked\r\n\r\n"
+        );
+        let (status, error) = send_whole_then_read(&server, &head, &chunked);
+        assert_eq!(status, "HTTP/1.1 413 Payload Too Large");
+        assert_eq!(error["error"], "payload_too_large", "{error}");
+    }
+}
+
 #[test]
 fn registry_file_source_and_dynamic_routing_are_configured_by_environment() {
     let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/../../manifests/sample.json");
@@ -963,6 +1021,41 @@ fn assert_refused(flag: &str, placeholder: &str, values: &[&str], expected: &str
     }
 }
 
+/// A malformed `MCP_*` variable stops `mcp-local` with one sentence on stderr (the
+/// configuration error form): the variable, the value and the range, never a debug struct.
+#[test]
+fn a_malformed_variable_is_refused_with_one_sentence() {
+    for (variable, value, expected) in [
+        (
+            "MCP_LIST_PAGE_SIZE",
+            "abc",
+            format!("'abc' is not a whole number from 1 to {}", usize::MAX),
+        ),
+        (
+            "MCP_LIST_PAGE_SIZE",
+            "99999999999999999999999",
+            format!(
+                "'99999999999999999999999' is too large: at most {}",
+                usize::MAX
+            ),
+        ),
+        (
+            "MCP_ROUTING",
+            "sideways",
+            "'sideways' is not fixed or dynamic".to_string(),
+        ),
+    ] {
+        let output = Command::new(env!("CARGO_BIN_EXE_mcp-local"))
+            .args(["--listen", "127.0.0.1:0"])
+            .env(variable, value)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1), "{variable}={value}");
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert_eq!(stderr, format!("mcp-local: {variable}: {expected}\n"));
+    }
+}
+
 #[test]
 fn threads_outside_1_to_256_are_refused_with_a_clear_error() {
     assert_refused(
@@ -1293,7 +1386,8 @@ fn h9_u1_a_preflight_is_answered_by_the_binary_and_logged_as_a_preflight() {
 const LAMBDA_ARN: &str = "arn:aws:lambda:us-east-1:123456789012:function:hr-tools";
 
 /// `mcp-local` serving route `core` with two tools on [`LAMBDA_ARN`], `quick_lookup`
-/// (`timeoutMs` 1000) and `lookup` (the default 10,000 ms), invoking the Invoke API at
+/// (`timeoutMs` 1000) and `lookup` (the default 10,000 ms), and a `sigv4` HTTP tool
+/// `signed_lookup` (`timeoutMs` 1000) at `<invoke_api>/signed`, invoking the Invoke API at
 /// `invoke_api` with credentials from the standard AWS chain, in which only the container
 /// credentials endpoint `credentials_uri` can give any: no other AWS variable reaches the server
 /// (see [`LocalServer::start_with_args`]), no profile file is read and instance metadata is off.
@@ -1311,6 +1405,11 @@ fn lambda_server(label: &str, credentials_uri: &str, invoke_api: &str) -> LocalS
         "tools": [
             tool("quick_lookup", json!({"endpoint": LAMBDA_ARN, "timeoutMs": 1000})),
             tool("lookup", json!({"endpoint": LAMBDA_ARN})),
+            // An HTTP tool signed with the same credentials (CONTRACT X12), on the same server.
+            tool("signed_lookup", json!({
+                "endpoint": format!("{invoke_api}/signed"), "timeoutMs": 1000,
+                "auth": {"type": "sigv4", "service": "execute-api", "region": "us-east-1"}
+            })),
         ]
     });
     let path = std::env::temp_dir().join(format!(
@@ -1411,6 +1510,36 @@ fn x10_x7_a_credentials_endpoint_that_never_answers_is_reported_as_such_within_t
         "the chain asked the endpoint"
     );
     assert_eq!(invoked.load(Ordering::SeqCst), 0, "nothing was invoked");
+}
+
+/// CONTRACT X7, X12: a `sigv4` tool's one timeout covers the credential read and the request
+/// together: credentials in 0.7 s and an answer 0.7 s later pass a 1,000 ms timeout.
+#[test]
+fn x7_x12_a_sigv4_tools_credential_read_and_request_share_one_timeout() {
+    use std::sync::atomic::Ordering;
+
+    let (credentials, asked, _) = answering_server(
+        "/credentials",
+        Duration::from_millis(700),
+        "200 OK",
+        r#"{"AccessKeyId":"AKIDEXAMPLE","SecretAccessKey":"wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY","Token":"session-token","Expiration":"2099-01-01T00:00:00Z"}"#,
+    );
+    let (service, called, _) = answering_server(
+        "",
+        Duration::from_millis(700),
+        "200 OK",
+        r#"{"term":"SLA"}"#,
+    );
+    let server = lambda_server("one-timeout", &credentials, &service);
+    assert_eq!(
+        lambda_call(&server, "signed_lookup"),
+        (
+            true,
+            "Tool Service did not answer within 1000 ms".to_string()
+        )
+    );
+    assert_eq!(asked.load(Ordering::SeqCst), 1, "credentials fetched");
+    assert_eq!(called.load(Ordering::SeqCst), 1, "the request was sent");
 }
 
 #[test]

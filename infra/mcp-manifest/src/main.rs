@@ -1,6 +1,6 @@
 //! `mcp-manifest validate [--route KEY] [--profile local|prod] SOURCE [--json]`: the load-time
 //! manifest checks of CONTRACT R5 (and M1 for a route stack's manifest) as a command for infra
-//! teams, plus portability warnings (and, in `prod`, `env:` secret references, M5). Exit codes: `0` valid, `1` invalid (not JSON, any R5 problem, a
+//! teams, plus portability warnings (and, in `prod`, `env:` secret references as errors, M5). Exit codes: `0` valid, `1` invalid (not JSON, any R5 problem, a
 //! tool whose `tools/list` entry fits on no page of `MCP_MAX_RESPONSE_BYTES` (T2), or without
 //! the route), `2` unreachable.
 //!
@@ -59,8 +59,8 @@ enum Command {
         /// The route the manifest must serve: a route stack's `RouteKey` (CONTRACT M1).
         #[arg(long)]
         route: Option<String>,
-        /// The profile the manifest is for (`local` or `prod`, CONTRACT R3): `prod` warns
-        /// about `env:` secret references (CONTRACT M5).
+        /// The profile the manifest is for (`local` or `prod`, CONTRACT R3): in `prod` an
+        /// `env:` secret reference is an error (CONTRACT M5).
         #[arg(long, default_value = "local", value_parser = ["local", "prod"])]
         profile: String,
     },
@@ -208,36 +208,42 @@ async fn validate(
             // CONTRACT T2: each listed tool's entry, as the gateway writes it from this text,
             // fits on a tools/list page of the deployment's MCP_MAX_RESPONSE_BYTES.
             if let Ok(served) = compile_bytes(&report.source, &bytes) {
-                report
-                    .errors
-                    .extend(oversized_list_entries(&served, max_response_bytes()));
+                match max_response_bytes() {
+                    Ok(limit) => report.errors.extend(oversized_list_entries(&served, limit)),
+                    // A malformed variable is said as the gateway would say it.
+                    Err(error) => report.errors.push(ManifestProblem {
+                        path: String::new(),
+                        message: error.to_string(),
+                    }),
+                }
             }
         }
     }
     report.warnings = portability_warnings(&document);
     if prod {
-        report.warnings.extend(env_secret_warnings(&document));
+        report.errors.extend(env_secret_errors(&document));
     }
     report
 }
 
 /// `MCP_MAX_RESPONSE_BYTES` as the gateway reads it, else its default (5 MiB): the size of the
 /// `tools/list` pages the manifest's tools must fit on (CONTRACT T2).
-fn max_response_bytes() -> usize {
+///
+/// # Errors
+/// The gateway's own [`mcp_gateway::ConfigError`] for a malformed value.
+fn max_response_bytes() -> Result<usize, mcp_gateway::ConfigError> {
     let variable = |name: &str| std::env::var(name).ok();
     Config::from_env_with(Config::fixed_defaults(), |name| {
         (name == "MCP_MAX_RESPONSE_BYTES")
             .then(|| variable(name))
             .flatten()
     })
-    .map_or(Config::fixed_defaults().max_response_bytes, |config| {
-        config.max_response_bytes
-    })
+    .map(|config| config.max_response_bytes)
 }
 
-/// CONTRACT M5: an `env:` secret reference is for local runs; in the `prod` profile each one
-/// is a warning at its `_meta.auth.secret`.
-fn env_secret_warnings(document: &Value) -> Vec<ManifestProblem> {
+/// CONTRACT M5: an `env:` secret reference is for `mcp-local` only; in the `prod` profile each
+/// one is an error at its `_meta.auth.secret` (a Lambda function fails such a load).
+fn env_secret_errors(document: &Value) -> Vec<ManifestProblem> {
     let mut lists: Vec<(String, &Value)> = Vec::new();
     if let Some(tools) = document.get("tools") {
         lists.push(("tools".into(), tools));
@@ -249,19 +255,19 @@ fn env_secret_warnings(document: &Value) -> Vec<ManifestProblem> {
             }
         }
     }
-    let mut warnings = Vec::new();
+    let mut errors = Vec::new();
     for (path, tools) in lists {
         for (j, tool) in tools.as_array().into_iter().flatten().enumerate() {
             let secret = tool.pointer("/_meta/auth/secret").and_then(Value::as_str);
             if secret.is_some_and(|s| s.starts_with("env:")) {
-                warnings.push(ManifestProblem {
+                errors.push(ManifestProblem {
                     path: format!("{path}[{j}]._meta.auth.secret"),
-                    message: "env: references are for local runs; use a Secrets Manager or SSM ARN in prod".into(),
+                    message: "env: references are read only by mcp-local and fail the load on Lambda; use a Secrets Manager or SSM ARN in prod".into(),
                 });
             }
         }
     }
-    warnings
+    errors
 }
 
 /// CONTRACT M1: a route stack's manifest serves its route (a `routes` manifest names it, or a

@@ -347,7 +347,7 @@ fn m1_mcp_local_serves_a_scaffolded_route_at_its_path() {
 
 /// CONTRACT M5: an `env:` secret reference is a warning in the `prod` profile only.
 #[test]
-fn m5_env_secret_references_are_warned_about_in_prod() {
+fn m5_env_secret_references_are_errors_in_prod() {
     let path = temp_manifest(
         "env-secret.json",
         &json!({"tools": [{"name": "keyed", "description": "d",
@@ -361,12 +361,58 @@ fn m5_env_secret_references_are_warned_about_in_prod() {
     assert_eq!(code, 0, "{out}");
     assert!(out.ends_with(": valid (0 errors, 0 warnings)\n"), "{out}");
     let (code, out) = run(&["validate", "--profile", "prod", &path]);
-    assert_eq!(code, 0, "{out}");
+    assert_eq!(code, 1, "{out}");
     assert!(
-        out.contains("warning: tools[0]._meta.auth.secret: env: references are for local runs; use a Secrets Manager or SSM ARN in prod\n"),
+        out.contains("error: tools[0]._meta.auth.secret: env: references are read only by mcp-local and fail the load on Lambda; use a Secrets Manager or SSM ARN in prod\n"),
         "{out}"
     );
-    assert!(out.ends_with(": valid (0 errors, 1 warnings)\n"), "{out}");
+}
+
+/// CONTRACT M5: an `env:` REF naming an `AWS_` variable is refused in every profile.
+#[test]
+fn m5_env_secret_references_to_aws_variables_are_refused() {
+    for name in [
+        "AWS_SECRET_ACCESS_KEY",
+        "AWS_SESSION_TOKEN",
+        "aws_secret_access_key",
+    ] {
+        let path = temp_manifest(
+            &format!("env-aws-{name}.json"),
+            &json!({"tools": [{"name": "keyed", "description": "d",
+                               "inputSchema": {"type": "object"},
+                               "_meta": {"endpoint": "https://x/s",
+                                         "auth": {"type": "apiKey", "in": "header",
+                                                  "name": "X-Api-Key",
+                                                  "secret": format!("env:{name}")}}}]})
+            .to_string(),
+        );
+        let (code, out) = run(&["validate", &path]);
+        assert_eq!(code, 1, "{out}");
+        assert!(
+            out.contains("error: tools[0]._meta.auth.secret: must not name an AWS_ variable: those hold the gateway's own AWS credentials and settings, which no Tool Service may receive\n"),
+            "{out}"
+        );
+    }
+}
+
+/// A malformed `MCP_MAX_RESPONSE_BYTES` is an error said as the gateway says it.
+#[test]
+fn t2_a_malformed_response_limit_is_a_sentence() {
+    let path = temp_manifest(
+        "limit-sentence.json",
+        &json!({"tools": [{"name": "t", "description": "d", "inputSchema": {"type": "object"},
+                           "_meta": {"endpoint": "https://x/s"}}]})
+        .to_string(),
+    );
+    let (code, out) = run_with_limit(&["validate", &path], Some("abc"));
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains(&format!(
+            "error: MCP_MAX_RESPONSE_BYTES: 'abc' is not a whole number from 1 to {}\n",
+            usize::MAX
+        )),
+        "{out}"
+    );
 }
 
 /// `validate` with `MCP_MAX_RESPONSE_BYTES` set to `limit` (or unset).

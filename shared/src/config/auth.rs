@@ -3,7 +3,7 @@
 //! unchanged.
 
 use super::ConfigError;
-use super::gateway::read_number;
+use super::gateway::{read_number, whole_in};
 
 /// Which credentials a deployment accepts (`MCP_AUTH`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -224,10 +224,8 @@ impl AuthConfig {
             }
             let leeway_s = match get("MCP_OAUTH_LEEWAY_SECONDS") {
                 None => 60,
-                Some(text) => text
-                    .trim()
-                    .parse()
-                    .map_err(|_| bad("MCP_OAUTH_LEEWAY_SECONDS", "not a whole number"))?,
+                Some(text) => whole_in(&text, 0, "of seconds")
+                    .map_err(|reason| bad("MCP_OAUTH_LEEWAY_SECONDS", reason))?,
             };
             self.oauth = Some(OAuthConfig {
                 issuer: required("MCP_OAUTH_ISSUER")?,

@@ -196,12 +196,8 @@ impl Config {
                 .map_err(|reason| bad("MCP_SUPPORTED_PROTOCOL_VERSIONS", reason))?;
         }
         if let Some(raw) = get("MCP_LIST_TTL_MS") {
-            config.list_ttl_ms = raw.trim().parse().map_err(|_| {
-                bad(
-                    "MCP_LIST_TTL_MS",
-                    format!("'{raw}' is not a whole number of ms"),
-                )
-            })?;
+            config.list_ttl_ms =
+                whole_in(&raw, 0, "of ms").map_err(|reason| bad("MCP_LIST_TTL_MS", reason))?;
         }
         if let Some(list) = lookup("MCP_ALLOWED_ORIGINS") {
             config.allowed_origins = split_list(&list);
@@ -289,12 +285,8 @@ impl Config {
         config.secrets_manager_endpoint = aws_endpoint(&get, "AWS_ENDPOINT_URL_SECRETS_MANAGER")?;
         config.ssm_endpoint = aws_endpoint(&get, "AWS_ENDPOINT_URL_SSM")?;
         if let Some(raw) = get("MCP_SECRET_TTL_S") {
-            config.secret_ttl_s = raw.trim().parse().map_err(|_| {
-                bad(
-                    "MCP_SECRET_TTL_S",
-                    format!("'{raw}' is not a whole number of seconds"),
-                )
-            })?;
+            config.secret_ttl_s = whole_in(&raw, 0, "of seconds")
+                .map_err(|reason| bad("MCP_SECRET_TTL_S", reason))?;
         }
         if let Some(text) = get("MCP_INSTRUCTIONS") {
             config.instructions = Some(text);
@@ -346,10 +338,6 @@ fn split_list(list: &str) -> Vec<String> {
         .collect()
 }
 
-/// Reads a positive whole number from `variable` into `target` when it is set.
-///
-/// # Errors
-/// A [`ConfigError`] naming `variable` when its value is not a positive whole number.
 /// CONTRACT H4, N5: a list of versions this build serves, at least one of the legacy era
 /// (`initialize` answers 2025-11-25, so a deployment without one could not serve it).
 fn supported_versions(list: &str) -> Result<Vec<ProtocolVersion>, String> {
@@ -375,21 +363,60 @@ fn supported_versions(list: &str) -> Result<Vec<ProtocolVersion>, String> {
     Ok(versions)
 }
 
-pub(super) fn read_number<T: std::str::FromStr + PartialOrd + Default>(
+/// An unsigned whole-number type a variable is read into, with its largest value.
+pub(super) trait Whole: Copy + TryFrom<u128> + std::fmt::Display {
+    /// The largest value the variable can hold.
+    const MAX: Self;
+}
+
+impl Whole for u64 {
+    const MAX: Self = u64::MAX;
+}
+
+impl Whole for usize {
+    const MAX: Self = usize::MAX;
+}
+
+impl Whole for u32 {
+    const MAX: Self = u32::MAX;
+}
+
+/// `raw` as a whole number of `T` from `min`, or the sentence that says why not (the
+/// configuration error form): `'abc' is not a whole number from 1 to 18446744073709551615`,
+/// `'99999999999999999999999' is too large: at most 18446744073709551615`.
+pub(super) fn whole_in<T: Whole>(raw: &str, min: u64, unit: &str) -> Result<T, String> {
+    let text = raw.trim();
+    let unit = if unit.is_empty() {
+        String::new()
+    } else {
+        format!(" {unit}")
+    };
+    let range = format!("a whole number{unit} from {min} to {}", T::MAX);
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!("'{raw}' is not {range}"));
+    }
+    // Digits only: a value past u128 is too large as surely as one past T.
+    let Some(value) = text.parse::<u128>().ok() else {
+        return Err(format!("'{raw}' is too large: at most {}", T::MAX));
+    };
+    if value < u128::from(min) {
+        return Err(format!("'{raw}' is not {range}"));
+    }
+    T::try_from(value).map_err(|_| format!("'{raw}' is too large: at most {}", T::MAX))
+}
+
+/// Reads a positive whole number from `variable` into `target` when it is set.
+///
+/// # Errors
+/// A [`ConfigError`] naming `variable` when its value is not a whole number from 1 to the
+/// type's largest value, or is larger than that.
+pub(super) fn read_number<T: Whole>(
     get: &impl Fn(&str) -> Option<String>,
     variable: &'static str,
     target: &mut T,
 ) -> Result<(), ConfigError> {
     if let Some(raw) = get(variable) {
-        match raw.trim().parse::<T>() {
-            Ok(value) if value > T::default() => *target = value,
-            _ => {
-                return Err(bad(
-                    variable,
-                    format!("'{raw}' is not a positive whole number"),
-                ));
-            }
-        }
+        *target = whole_in(&raw, 1, "").map_err(|reason| bad(variable, reason))?;
     }
     Ok(())
 }

@@ -62,16 +62,35 @@ mod gateway {
         );
         let c = with(&[("MCP_LIST_PAGE_SIZE", " 250 ")]).unwrap();
         assert_eq!(c.list_page_size, Some(250));
-        for raw in ["0", "-3", "ten", "1.5"] {
+        for raw in ["0", "-3", "ten", "1.5", "abc"] {
             let error = with(&[("MCP_LIST_PAGE_SIZE", raw)]).unwrap_err();
             assert_eq!(
-                (error.variable, error.reason),
-                (
-                    "MCP_LIST_PAGE_SIZE",
-                    format!("'{raw}' is not a positive whole number")
+                error.to_string(),
+                format!(
+                    "MCP_LIST_PAGE_SIZE: '{raw}' is not a whole number from 1 to {}",
+                    usize::MAX
                 )
             );
         }
+        // A value too large is named as too large (configuration error form).
+        for raw in [
+            "99999999999999999999999",
+            "999999999999999999999999999999999999999999",
+        ] {
+            let error = with(&[("MCP_LIST_PAGE_SIZE", raw)]).unwrap_err();
+            assert_eq!(
+                error.to_string(),
+                format!(
+                    "MCP_LIST_PAGE_SIZE: '{raw}' is too large: at most {}",
+                    usize::MAX
+                )
+            );
+        }
+        let error = with(&[("MCP_DEFAULT_TOOL_TIMEOUT_MS", "18446744073709551616")]).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "MCP_DEFAULT_TOOL_TIMEOUT_MS: '18446744073709551616' is too large: at most 18446744073709551615"
+        );
     }
 
     #[test]
@@ -97,7 +116,10 @@ mod gateway {
         let error = with(&[("MCP_SECRET_TTL_S", "-1")]).unwrap_err();
         assert_eq!(
             (error.variable, error.reason.as_str()),
-            ("MCP_SECRET_TTL_S", "'-1' is not a whole number of seconds")
+            (
+                "MCP_SECRET_TTL_S",
+                "'-1' is not a whole number of seconds from 0 to 18446744073709551615"
+            )
         );
         let error = with(&[("AWS_ENDPOINT_URL_SSM", "ssm.local")]).unwrap_err();
         assert_eq!(error.variable, "AWS_ENDPOINT_URL_SSM");

@@ -21,7 +21,9 @@ pub use compile::{MAX_TOOL_TIMEOUT_MS, ManifestProblem, RESERVED_HEADERS, compil
 pub use endpoint::{Endpoint, FunctionArn};
 pub use lazy_validator::LazyValidator;
 pub use list_page::{LIST_ENVELOPE_BYTES, oversized_list_entries};
-pub use outbound_auth::{AwsArn, ClientAuth, KeyPlacement, OutboundAuth, SecretRef, SecretSource};
+pub use outbound_auth::{
+    AwsArn, ClientAuth, KeyPlacement, OutboundAuth, SecretRef, SecretSource, env_secret_problems,
+};
 pub use portability::portability_warnings;
 pub use rest::{ArgumentLocation, EndpointTemplate, RestCall, TemplatePiece};
 pub use snapshot::{

@@ -247,6 +247,51 @@ impl SecretRef {
     }
 }
 
+/// CONTRACT M5: every `env:` secret reference of the snapshot's callable tools, as load
+/// problems naming the route and tool, for a process under the Lambda runtime (where the
+/// environment holds the function's own settings and credentials, never a Tool Service's).
+#[must_use]
+pub fn env_secret_problems(
+    snapshot: &crate::registry::Snapshot,
+) -> Vec<crate::registry::ManifestProblem> {
+    let mut routes: Vec<&crate::registry::Route> = snapshot.routes().collect();
+    routes.sort_by(|a, b| a.key.cmp(&b.key));
+    let mut problems = Vec::new();
+    for route in routes {
+        let mut tools: Vec<&crate::registry::Tool> = route
+            .tools
+            .values()
+            .filter_map(|lookup| match lookup {
+                crate::registry::ToolLookup::Active(tool) => Some(&**tool),
+                crate::registry::ToolLookup::Conflict { .. } => None,
+            })
+            .filter(|tool| {
+                tool.auth
+                    .as_ref()
+                    .and_then(OutboundAuth::secret)
+                    .is_some_and(|secret| matches!(secret.source, SecretSource::Env(_)))
+            })
+            .collect();
+        tools.sort_by(|a, b| a.name.cmp(&b.name));
+        let route_name = route
+            .key
+            .as_deref()
+            .map_or_else(String::new, |key| format!("route '{key}': "));
+        for tool in tools {
+            problems.push(crate::registry::ManifestProblem {
+                path: String::new(),
+                message: format!(
+                    "{route_name}tool '{}': _meta.auth.secret: an env: reference is read only \
+                     outside Lambda (mcp-local); a Lambda function reads its secrets from a \
+                     Secrets Manager or SSM ARN",
+                    tool.name
+                ),
+            });
+        }
+    }
+    problems
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,8 +9,18 @@ use super::rest::RESERVED_HEADERS;
 use super::token::is_token;
 use crate::registry::outbound_auth::{is_region, region_of_host};
 use crate::registry::{
-    ArgumentLocation, ClientAuth, KeyPlacement, OutboundAuth, RestCall, SecretRef,
+    ArgumentLocation, ClientAuth, KeyPlacement, OutboundAuth, RestCall, SecretRef, SecretSource,
 };
+
+/// The problem of an `env:` REF that names an `AWS_` variable (CONTRACT M5).
+pub(crate) const AWS_ENV_PROBLEM: &str = "must not name an AWS_ variable: those hold the gateway's own AWS credentials and settings, which no Tool Service may receive";
+
+/// Whether `name` is an `AWS_` variable, in any letter case (CONTRACT M5): the function's own
+/// credentials (`AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`) and settings.
+pub(crate) fn is_aws_variable(name: &str) -> bool {
+    name.get(..4)
+        .is_some_and(|prefix| prefix.eq_ignore_ascii_case("AWS_"))
+}
 
 /// The problem of a `secret` that is none of the three REF forms (CONTRACT M5).
 pub(super) const REF_PROBLEM: &str = "must be a Secrets Manager secret ARN (arn:aws:secretsmanager:<region>:<account>:secret:<name>[#<jsonKey>]), an SSM parameter ARN (arn:aws:ssm:<region>:<account>:parameter/<name>) or env:<NAME>";
@@ -96,8 +106,16 @@ pub(super) fn compile_auth(input: &AuthInput<'_>, problems: &mut Problems) -> Op
     } else {
         text("secret", true, problems).and_then(|reference| {
             let parsed = SecretRef::parse(&reference);
-            if parsed.is_none() {
-                problems.add(&join(&path, "secret"), REF_PROBLEM);
+            match &parsed {
+                None => problems.add(&join(&path, "secret"), REF_PROBLEM),
+                Some(SecretRef {
+                    source: SecretSource::Env(name),
+                    ..
+                }) if is_aws_variable(name) => {
+                    problems.add(&join(&path, "secret"), AWS_ENV_PROBLEM);
+                    return None;
+                }
+                Some(_) => {}
             }
             parsed
         })

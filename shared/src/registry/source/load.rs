@@ -214,6 +214,8 @@ pub struct SourceChain {
     fallback: Option<Box<dyn SnapshotSource>>,
     limits: LoadLimits,
     fixed_route: Option<String>,
+    /// Whether an `env:` secret reference fails the load (on Lambda, CONTRACT M5).
+    refuse_env_secrets: bool,
 }
 
 impl std::fmt::Debug for SourceChain {
@@ -226,6 +228,7 @@ impl std::fmt::Debug for SourceChain {
             )
             .field("limits", &self.limits)
             .field("fixed_route", &self.fixed_route)
+            .field("refuse_env_secrets", &self.refuse_env_secrets)
             .finish()
     }
 }
@@ -243,7 +246,16 @@ impl SourceChain {
             fallback,
             limits,
             fixed_route: None,
+            refuse_env_secrets: false,
         }
+    }
+
+    /// This chain for a process under the Lambda runtime: a snapshot with an `env:` secret
+    /// reference is a failed load (CONTRACT M5, R5), each reference a problem.
+    #[must_use]
+    pub fn refusing_env_secrets(mut self) -> Self {
+        self.refuse_env_secrets = true;
+        self
     }
 
     /// This chain for a fixed deployment serving `route_key`: a loaded `routes` manifest
@@ -270,7 +282,21 @@ impl SourceChain {
                     .map(str::to_string)
                     .collect(),
             }),
-            _ => Ok(snapshot),
+            _ => {
+                let problems = if self.refuse_env_secrets {
+                    crate::registry::env_secret_problems(&snapshot)
+                } else {
+                    Vec::new()
+                };
+                if problems.is_empty() {
+                    Ok(snapshot)
+                } else {
+                    Err(RegistryError::Invalid {
+                        source_name: source.name(),
+                        problems,
+                    })
+                }
+            }
         }
     }
 
