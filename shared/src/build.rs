@@ -78,8 +78,13 @@ impl HttpInvoker {
     /// # Errors
     /// As [`HttpInvoker::from_config`].
     pub fn for_process(config: &Config) -> Result<Self, reqwest::Error> {
-        Ok(Self::from_config(config)?
-            .with_env_lookup(Arc::new(|name: &str| std::env::var(name).ok())))
+        let invoker = Self::from_config(config)?;
+        // CONTRACT M5: under the Lambda runtime no secret is read from the environment, even
+        // should a snapshot with an `env:` reference ever be served.
+        if std::env::var_os("AWS_LAMBDA_RUNTIME_API").is_some() {
+            return Ok(invoker);
+        }
+        Ok(invoker.with_env_lookup(Arc::new(|name: &str| std::env::var(name).ok())))
     }
 }
 

@@ -156,6 +156,36 @@ async fn a9_a_key_set_outage_answers_503_not_401() {
     assert!(answer.header("www-authenticate").is_none());
 }
 
+/// CONTRACT A5, A9: requests that arrive together while the key set is down cause one fetch
+/// and share its failure, instead of each waiting in turn for a fetch of its own.
+#[tokio::test]
+async fn a9_concurrent_requests_during_an_outage_share_one_key_set_fetch() {
+    let rsa = IssuerKey::rsa("rsa-1");
+    let issuer = Issuer::start(&[&rsa]).await;
+    issuer.jwks.reset().await;
+    wiremock::Mock::given(wiremock::matchers::any())
+        .respond_with(
+            wiremock::ResponseTemplate::new(503).set_delay(std::time::Duration::from_millis(500)),
+        )
+        .mount(&issuer.jwks)
+        .await;
+    let h = std::sync::Arc::new(oauth_harness(AuthMode::OAuth, &issuer, &[]).await);
+    let token = rsa.sign(&issuer.claims(RESOURCE_URL, "alice"));
+    let calls: Vec<_> = (0..8)
+        .map(|_| {
+            let (h, token) = (h.clone(), token.clone());
+            tokio::spawn(async move { list_with(&h, &token).await })
+        })
+        .collect();
+    for call in calls {
+        call.await
+            .unwrap()
+            .assert_http_error(503, "auth_unavailable");
+    }
+    let fetches = issuer.jwks.received_requests().await.unwrap().len();
+    assert_eq!(fetches, 1, "one fetch for the requests that came together");
+}
+
 #[tokio::test]
 async fn a6_the_challenge_names_the_metadata_document_and_the_required_scopes() {
     let rsa = IssuerKey::rsa("rsa-1");

@@ -668,3 +668,50 @@ fn hostile_requests_never_panic_always_get_well_formed_answers_and_never_reach_a
         "only {reached} of {built} reached a Tool Service"
     );
 }
+
+/// CONTRACT E2, E5, T2: a string id over 1,024 bytes is `-32600` with `id: null` in either era,
+/// so no answer (a `tools/list` page, an error text) grows with the id past the response budget.
+#[tokio::test]
+async fn e2_t2_an_id_over_1024_bytes_is_invalid_and_never_echoed() {
+    let h = Harness::fixed().await;
+    let legacy: [(&str, &str); 0] = [];
+    let long = "i".repeat(900_000);
+    for method in ["tools/list", "ping", "tools/call"] {
+        let body = gateway_tests::rpc(json!(long), method, json!({}));
+        let answer = h.post("/mcp/core", &body, &legacy).await;
+        answer.assert_rpc_error(
+            -32600,
+            "Invalid Request: 'id' must be at most 1024 bytes",
+            &Value::Null,
+        );
+        assert!(answer.body.len() < 1024, "{}", answer.body.len());
+    }
+    // At the limit the id is echoed as sent.
+    let at = "i".repeat(1024);
+    let answer = h
+        .post(
+            "/mcp/core",
+            &gateway_tests::rpc(json!(at), "ping", json!({})),
+            &legacy,
+        )
+        .await;
+    assert_eq!(answer.json()["id"], json!(at));
+    // The modern era refuses it too (N2: HTTP 400), without the id.
+    let mut modern = gateway_tests::rpc(json!(long), "tools/list", json!({}));
+    modern["params"]["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"});
+    let answer = h
+        .send(gateway_tests::request(
+            "POST",
+            "/mcp/core",
+            &[
+                ("content-type", "application/json"),
+                ("accept", "application/json, text/event-stream"),
+                ("mcp-protocol-version", "2026-07-28"),
+            ],
+            modern.to_string(),
+        ))
+        .await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+    assert_eq!(answer.json()["error"]["code"], -32600);
+    assert_eq!(answer.json()["id"], Value::Null);
+}

@@ -216,3 +216,77 @@ fn m5_auth_refusals_at_load_have_paths_and_words() {
         ]
     );
 }
+
+/// CONTRACT M5: an `env:` REF naming one of the gateway's own variables (`AWS_`, `OTEL_`,
+/// `MCP_`) fails the load in every profile, with the field's path and why.
+#[test]
+fn m5_an_env_reference_to_an_aws_variable_fails_the_load() {
+    for name in [
+        "AWS_SECRET_ACCESS_KEY",
+        "AWS_SESSION_TOKEN",
+        "Aws_Access_Key_Id",
+        "AWS_CONTAINER_AUTHORIZATION_TOKEN",
+        "OTEL_EXPORTER_OTLP_HEADERS",
+        "MCP_TOOL_PROXY",
+    ] {
+        let mut document = manifest("http://127.0.0.1:9");
+        let tools = document["routes"][0]["tools"].as_array_mut().unwrap();
+        let at = tools.len();
+        let mut tool = key_tool("stolen", &format!("env:{name}"));
+        tool["_meta"]["endpoint"] = json!("http://127.0.0.1:9/keyed");
+        tools.push(tool);
+        let problems: Vec<String> = compile_manifest(&document)
+            .unwrap_err()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(
+            problems,
+            [format!(
+                "routes[0].tools[{at}]._meta.auth.secret: must not name one of the gateway's own \
+                 variables (AWS_, OTEL_ or MCP_): they hold its AWS credentials, its exporter's \
+                 headers and its settings, which no Tool Service may receive"
+            )]
+        );
+    }
+}
+
+/// CONTRACT M5: under the Lambda runtime any `env:` REF fails the load (the source chain of a
+/// Lambda function refuses them), naming the route and the tool; elsewhere it loads.
+#[tokio::test]
+async fn m5_env_references_fail_the_load_under_the_lambda_runtime() {
+    use mcp_gateway::registry::{FileSource, LoadLimits, SourceChain};
+
+    let mut document = manifest("http://127.0.0.1:9");
+    document["routes"][0]["tools"]
+        .as_array_mut()
+        .unwrap()
+        .push(key_tool("local_key", "env:TOOL_KEY"));
+    let tools = document["routes"][0]["tools"].as_array_mut().unwrap();
+    tools.last_mut().unwrap()["_meta"]["endpoint"] = json!("http://127.0.0.1:9/keyed");
+    let path = std::env::temp_dir().join(format!("m5-env-{}.json", std::process::id()));
+    std::fs::write(&path, document.to_string()).unwrap();
+    let limits = LoadLimits {
+        timeout: Duration::from_secs(5),
+        max_bytes: 1 << 20,
+        max_response_bytes: 5 << 20,
+    };
+    let chain = || {
+        SourceChain::new(
+            Box::new(FileSource(path.display().to_string())),
+            None,
+            limits,
+        )
+    };
+    assert!(chain().load().await.is_ok());
+    let error = chain().refusing_env_secrets().load().await.unwrap_err();
+    assert!(
+        error.to_string().contains(
+            "route 'core': tool 'local_key': _meta.auth.secret: an env: reference is read only \
+             outside Lambda (mcp-local); a Lambda function reads its secrets from a Secrets \
+             Manager or SSM ARN"
+        ),
+        "{error}"
+    );
+    std::fs::remove_file(&path).unwrap();
+}

@@ -355,7 +355,7 @@ async fn x6_an_html_page_served_with_200_is_an_is_error_result() {
     let text = failure_text(&gateway(&service.url, 5_000), &service.url).await;
     assert_eq!(
         text,
-        "Tool Service answered with content type 'text/html; charset=utf-8', which is neither JSON nor plain text"
+        "Tool Service answered with content type 'text/html', which is neither JSON nor plain text"
     );
     assert!(!text.contains("Sign in"), "the page is not quoted");
 }

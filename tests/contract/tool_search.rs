@@ -227,6 +227,17 @@ async fn s3_results_are_list_entries_best_first_limited_never_itself_nor_another
     let mut more = many.clone();
     more["limit"] = json!(4);
     assert_eq!(found(&search(&h, false, more).await).len(), 4);
+    // CONTRACT S2: a whole number in any JSON form is the same limit (2.0 and 2e0 pass the
+    // schema as integers).
+    for written in ["3", "3.0", "3e0", "0.3e1"] {
+        let mut limited = many.clone();
+        limited["limit"] = serde_json::from_str(written).unwrap();
+        assert_eq!(
+            found(&search(&h, false, limited).await).len(),
+            3,
+            "{written}"
+        );
+    }
     // Nothing matches: an empty list, not an error.
     assert!(found(&search(&h, false, json!({"query": "zzzz qqqq"})).await).is_empty());
     // Never itself (its own name and words), never the hr route's tools.

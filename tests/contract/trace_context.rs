@@ -362,3 +362,66 @@ async fn o1_o2_baggage_goes_on_exactly_as_received_or_not_at_all() {
         assert_eq!(sent, None, "{tracestate}");
     }
 }
+
+/// CONTRACT O1: a tracestate of 110,000 distinct members (nearly 1 MB, under the body limit)
+/// is dropped as a whole, in `_meta` and in the header, and changes no answer: a `ping` and a
+/// notification answer as they do without it, and a call's Tool Service gets the parent but no
+/// tracestate. So does a tracestate within the byte limit with a 33rd member.
+#[tokio::test]
+async fn o1_a_tracestate_past_32_members_or_its_byte_limit_is_dropped_and_changes_no_answer() {
+    let h = harness().await;
+    let members: Vec<String> = (0..110_000).map(|i| format!("{i:x}=v")).collect();
+    let huge = members.join(",");
+    assert!(
+        huge.len() > 800_000 && huge.len() < 1_000_000,
+        "{}",
+        huge.len()
+    );
+    let thirty_three = members[..33].join(",");
+    let ping = |meta: Option<Value>| {
+        let mut body = rpc(json!(1), "ping", json!({}));
+        if let Some(meta) = meta {
+            body["params"]["_meta"] = meta;
+        }
+        body
+    };
+    let plain = h.post("/mcp/core", &ping(None), &[]).await;
+    let with_state = h
+        .post(
+            "/mcp/core",
+            &ping(Some(json!({"traceparent": PARENT, "tracestate": huge}))),
+            &[],
+        )
+        .await;
+    assert_eq!(
+        (with_state.status, with_state.json()),
+        (plain.status, plain.json())
+    );
+    let mut notification = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    notification["params"] = json!({"_meta": {"traceparent": PARENT, "tracestate": huge}});
+    let accepted = h.post("/mcp/core", &notification, &[]).await;
+    assert_eq!(accepted.status, 202);
+    for state in [&huge, &thirty_three] {
+        let answer = h
+            .post(
+                "/mcp/core",
+                &call_body(Some(json!({"traceparent": PARENT, "tracestate": state}))),
+                &[],
+            )
+            .await;
+        assert_ok(&answer);
+        let (traceparent, tracestate, _) = received(&h).await;
+        assert_eq!(parts(&traceparent.unwrap()).0, &PARENT[3..35]);
+        assert_eq!(tracestate, None);
+    }
+    // In the header too, within the body limit's bytes.
+    let answer = h
+        .post(
+            "/mcp/core",
+            &call_body(None),
+            &[("traceparent", PARENT), ("tracestate", &thirty_three)],
+        )
+        .await;
+    assert_ok(&answer);
+    assert_eq!(received(&h).await.1, None);
+}

@@ -251,6 +251,54 @@ async fn o4_failures_carry_error_type_and_a_tool_error_is_tool_error() {
     assert_eq!(servers[0]["parent_span_id"], "");
 }
 
+/// CONTRACT O4: a call whose credential could not be made was never sent: its request has a
+/// SERVER span and no CLIENT span.
+#[tokio::test]
+async fn o4_a_call_never_sent_has_no_client_span() {
+    let collector = Collector::start(&[]);
+    let endpoint = format!("{}/v1/traces", collector.url);
+    let lookup =
+        move |name: &str| (name == "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT").then(|| endpoint.clone());
+    let tracing = from_env(&OtelEnv { var: &lookup }, FlushMode::PerInvocation).unwrap();
+    let tool_service = MockServer::start().await;
+    let mut document = manifest(&tool_service.uri());
+    document["routes"][0]["tools"].as_array_mut().unwrap().push(
+        json!({"name": "keyed", "description": "d", "inputSchema": {"type": "object"},
+            "_meta": {"endpoint": format!("{}/keyed", tool_service.uri()),
+                      "auth": {"type": "apiKey", "in": "header", "name": "X-Api-Key",
+                               "secret": "env:UNSET_TOOL_KEY"}}}),
+    );
+    let gateway = Gateway::new(
+        Config::fixed_defaults(),
+        Ok(compile_manifest(&document).unwrap()),
+        HttpInvoker::new()
+            .unwrap()
+            .with_env_lookup(Arc::new(|_: &str| None)),
+    )
+    .with_tracing(tracing);
+    let h = Harness {
+        gateway: Arc::new(gateway),
+        tool_service,
+    };
+    let answer = h
+        .post(
+            "/mcp/core",
+            &rpc(json!(1), "tools/call", json!({"name": "keyed"})),
+            &[],
+        )
+        .await;
+    assert_eq!(
+        answer.json()["result"]["content"][0]["text"],
+        "Tool 'keyed': the credential could not be read (the environment variable is not set)"
+    );
+    h.gateway.flush_traces().await;
+    let spans = collector.spans().await;
+    assert_eq!(spans.len(), 1, "{spans:#?}");
+    assert_eq!(spans[0]["kind"], "SPAN_KIND_SERVER");
+    assert_eq!(spans[0]["attributes"]["error.type"], "tool_error");
+    assert!(h.tool_service.received_requests().await.unwrap().is_empty());
+}
+
 #[tokio::test]
 async fn o5_the_sampler_decides_what_is_exported_and_the_flags_sent_on() {
     let collector = Collector::start(&[]);

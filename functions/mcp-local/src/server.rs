@@ -88,7 +88,8 @@ pub async fn handle<I: ToolInvoker>(
         .get(http::header::CONTENT_LENGTH)
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.trim().parse::<u64>().ok());
-    let read = if announced.is_some_and(|length| length > limit as u64) {
+    let announced_over = announced.is_some_and(|length| length > limit as u64);
+    let read = if announced_over {
         RequestBody::TooLarge
     } else {
         tokio::time::timeout(body_timeout, read_body(&mut body, limit))
@@ -97,7 +98,14 @@ pub async fn handle<I: ToolInvoker>(
                 timeout: body_timeout,
             })?
     };
-    if matches!(read, RequestBody::TooLarge) {
+    // A client that waits for `100 Continue` before a body announced over the limit has sent
+    // none of it: reading would invite it.
+    let awaits_continue = announced_over
+        && parts
+            .headers
+            .get(http::header::EXPECT)
+            .is_some_and(|value| value.as_bytes().eq_ignore_ascii_case(b"100-continue"));
+    if matches!(read, RequestBody::TooLarge) && !awaits_continue {
         // CONTRACT H7: answered before the body was read whole; the rest is read and dropped
         // while the answer goes out, so a client that sends its whole body first still reads
         // the 413 instead of a reset connection.

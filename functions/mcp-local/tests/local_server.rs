@@ -12,9 +12,19 @@ use support::LocalServer;
 
 mod support;
 
-/// The usage events logged for `request_id`, waiting up to 10 s for `count` of them.
+/// The usage events logged for `request_id`, waiting up to 10 s for `count` of them. Requests
+/// on separate connections may be served by separate threads, whose lines reach the log in
+/// either order: read them as a set ([`event_with`]), never by position.
 fn usage_events(server: &LocalServer, request_id: &str, count: usize) -> Vec<Value> {
     server.usage_events_matching(count, |e| e["x_request_id"] == request_id)
+}
+
+/// The one event of `events` whose `field` is `value`.
+#[track_caller]
+fn event_with<'a>(events: &'a [Value], field: &str, value: &Value) -> &'a Value {
+    let found: Vec<&Value> = events.iter().filter(|e| &e[field] == value).collect();
+    assert_eq!(found.len(), 1, "one event with {field} {value}: {events:?}");
+    found[0]
 }
 
 /// README.md, whose walk-through is run here.
@@ -240,6 +250,10 @@ fn usage_log_has_one_event_per_request_and_never_the_canaries() {
 
     let usage = usage_events(&server, &request_id, 2);
     assert_eq!(usage.len(), 2, "one event per request: {usage:?}");
+    let usage = [
+        event_with(&usage, "outcome", &json!("ok")).clone(),
+        event_with(&usage, "outcome", &json!("rpc_error")).clone(),
+    ];
     assert_eq!(usage[0]["guid"], guid);
     assert_eq!(usage[0]["route"], "core");
     assert_eq!(usage[0]["method"], "tools/call");
@@ -393,6 +407,14 @@ fn h7_a_client_that_sends_its_whole_body_before_reading_still_reads_the_413() {
         assert_eq!(status, "HTTP/1.1 413 Payload Too Large");
         assert_eq!(error["error"], "payload_too_large", "{error}");
     }
+    // A client that waits for `100 Continue` is not invited to send the body it announced.
+    let head = format!(
+        "POST /mcp/core HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\n\
+         expect: 100-continue\r\ncontent-length: 5000000\r\n\r\n"
+    );
+    let (status, error) = send_whole_then_read(&server, &head, b"");
+    assert_eq!(status, "HTTP/1.1 413 Payload Too Large");
+    assert_eq!(error["error"], "payload_too_large", "{error}");
 }
 
 #[test]
@@ -756,6 +778,11 @@ fn a12_with_token_auth_the_usage_log_records_the_auth_outcome_and_never_the_toke
     for event in &usage {
         assert_eq!(event["auth"], "token", "{event}");
     }
+    let usage = [
+        event_with(&usage, "auth_outcome", &json!("ok")).clone(),
+        event_with(&usage, "auth_outcome", &json!("rate_limited")).clone(),
+        event_with(&usage, "auth_outcome", &json!("missing")).clone(),
+    ];
     assert_eq!(usage[0]["auth_outcome"], "ok");
     assert_eq!(usage[0]["delegation_id"], "3d9c0f52-delegation");
     assert_eq!(usage[0]["outcome"], "ok");

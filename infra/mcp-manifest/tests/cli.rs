@@ -375,6 +375,7 @@ fn m5_env_secret_references_to_aws_variables_are_refused() {
         "AWS_SECRET_ACCESS_KEY",
         "AWS_SESSION_TOKEN",
         "aws_secret_access_key",
+        "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
     ] {
         let path = temp_manifest(
             &format!("env-aws-{name}.json"),
@@ -389,7 +390,7 @@ fn m5_env_secret_references_to_aws_variables_are_refused() {
         let (code, out) = run(&["validate", &path]);
         assert_eq!(code, 1, "{out}");
         assert!(
-            out.contains("error: tools[0]._meta.auth.secret: must not name an AWS_ variable: those hold the gateway's own AWS credentials and settings, which no Tool Service may receive\n"),
+            out.contains("error: tools[0]._meta.auth.secret: must not name one of the gateway's own variables (AWS_, OTEL_ or MCP_): they hold its AWS credentials, its exporter's headers and its settings, which no Tool Service may receive\n"),
             "{out}"
         );
     }

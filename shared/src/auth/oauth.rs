@@ -96,7 +96,11 @@ pub struct OAuthVerifier {
     algorithms: Vec<Algorithm>,
     source: Box<dyn KeySetSource>,
     cache: RwLock<Option<CachedKeys>>,
-    fetching: tokio::sync::Mutex<()>,
+    /// Held while the key set is fetched; holds the last fetch's failure, if it failed.
+    fetching: tokio::sync::Mutex<Option<KeySetError>>,
+    /// How many fetches have ended: a request that waited for another's fetch takes its
+    /// outcome instead of fetching again (CONTRACT A5, A9).
+    fetches: std::sync::atomic::AtomicU64,
 }
 
 impl std::fmt::Debug for OAuthVerifier {
@@ -122,7 +126,8 @@ impl OAuthVerifier {
             algorithms,
             source,
             cache: RwLock::new(None),
-            fetching: tokio::sync::Mutex::new(()),
+            fetching: tokio::sync::Mutex::new(None),
+            fetches: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
@@ -204,7 +209,8 @@ impl OAuthVerifier {
                 reason: "unknown key".into(),
             });
         }
-        let _guard = self.fetching.lock().await;
+        let ended = self.fetches.load(std::sync::atomic::Ordering::Acquire);
+        let mut last_failure = self.fetching.lock().await;
         // Another request may have fetched while this one waited.
         let (again, fetched_again) = self.lookup(kid, alg);
         if fetched_again != fetched_at {
@@ -214,7 +220,18 @@ impl OAuthVerifier {
                 })
             });
         }
-        match self.source.fetch().await {
+        // A fetch that failed while this one waited is its answer too: requests that arrive
+        // together cause one fetch, never one each in a queue.
+        if self.fetches.load(std::sync::atomic::Ordering::Acquire) != ended
+            && let Some(error) = last_failure.as_ref()
+        {
+            return found.unwrap_or_else(|| Err(OAuthError::KeysUnavailable(error.clone())));
+        }
+        let fetched = self.source.fetch().await;
+        self.fetches
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        *last_failure = fetched.as_ref().err().cloned();
+        match fetched {
             Ok(set) => {
                 if let Ok(mut cache) = self.cache.write() {
                     *cache = Some(CachedKeys {

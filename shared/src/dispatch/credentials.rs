@@ -273,7 +273,10 @@ pub(super) async fn invoke_with<I: ToolInvoker>(
         if refused.is_some() && left().is_zero() {
             break;
         }
-        let made = credential(invoker, auth, stale, left().min(MAX_SECRET_READ)).await;
+        // The first read starts with the call and may take its whole timeout (up to its own
+        // limit); a retry's read what is left.
+        let limit = if refused.is_none() { budget } else { left() };
+        let made = credential(invoker, auth, stale, limit.min(MAX_SECRET_READ)).await;
         let credential = match made {
             Ok(credential) => credential,
             // CONTRACT X12: the retry that ran out of time reports the 401 it follows.

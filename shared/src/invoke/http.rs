@@ -188,13 +188,19 @@ fn is_result_media_type(content_type: Option<&http::HeaderValue>) -> bool {
         .is_some_and(|subtype| subtype.ends_with("+json"))
 }
 
-/// The `Content-Type` as quoted in an `isError` text: printable ASCII, cut short.
+/// The `Content-Type` as quoted in an `isError` text: its media type only (no parameters, which
+/// could carry anything, a credential the call sent included: CONTRACT X12), printable ASCII,
+/// cut short.
 fn quoted_content_type(content_type: Option<&http::HeaderValue>) -> String {
     let text: String = content_type
         .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
         .unwrap_or_default()
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
         .chars()
-        .filter(|c| c.is_ascii_graphic() || *c == ' ')
+        .filter(char::is_ascii_graphic)
         .take(MAX_QUOTED_CONTENT_TYPE_BYTES)
         .collect();
     text
@@ -373,5 +379,8 @@ mod tests {
         );
         let odd = HeaderValue::from_bytes(b"text/html\xff\xfe").unwrap();
         assert_eq!(quoted_content_type(Some(&odd)), "text/html");
+        // Parameters are never quoted: they may hold anything the service chose to put there.
+        let echoing = HeaderValue::from_static("text/html; k=sk-Secret_123");
+        assert_eq!(quoted_content_type(Some(&echoing)), "text/html");
     }
 }

@@ -29,7 +29,9 @@ pub fn redact_body(body: &[u8], secrets: &[&str]) -> Option<Bytes> {
     secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
     secrets.dedup();
     let text = std::str::from_utf8(body).ok()?;
-    if let Ok(mut value) = serde_json::from_str::<Value>(text) {
+    // A byte order mark before JSON (as some stacks write it) hides nothing either.
+    let json_text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if let Ok(mut value) = serde_json::from_str::<Value>(json_text) {
         let raw_holds = secrets.iter().any(|s| text.contains(s));
         let changed = redact_value(&mut value, &secrets);
         if !changed && !raw_holds {
@@ -38,10 +40,95 @@ pub fn redact_body(body: &[u8], secrets: &[&str]) -> Option<Bytes> {
         // Written anew: the decoded value holds no secret, nor does its writing.
         return Some(Bytes::from(value.to_string()));
     }
-    match replace_all(text, &secrets) {
+    let replaced = replace_all(text, &secrets);
+    // Text that is almost JSON (nested too deep, a lone surrogate, trailing bytes) may write a
+    // secret with escapes (`\/`, `\u0073`): when one shows once escapes are read, nothing of
+    // the answer is kept.
+    if replaced.contains('\\') {
+        let view = json_unescaped(&replaced);
+        if secrets.iter().any(|secret| view.contains(secret)) {
+            return Some(Bytes::from_static(WITHHELD.as_bytes()));
+        }
+    }
+    match replaced {
         Cow::Borrowed(_) => None,
         Cow::Owned(redacted) => Some(Bytes::from(redacted)),
     }
+}
+
+/// The whole answer of a call whose text wrote a secret it sent in escapes (CONTRACT X12).
+pub const WITHHELD: &str =
+    "[redacted: the Tool Service's answer held a credential the gateway sent]";
+
+/// `text` with JSON string escapes read (`\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t`,
+/// `\uXXXX`, a lone surrogate as U+FFFD), everything else as it is.
+fn json_unescaped(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    let mut pending_high: Option<u32> = None;
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            if pending_high.take().is_some() {
+                out.push(char::REPLACEMENT_CHARACTER);
+            }
+            out.push(c);
+            continue;
+        }
+        let Some(escape) = chars.next() else {
+            out.push('\\');
+            break;
+        };
+        let simple = match escape {
+            '"' => Some('"'),
+            '\\' => Some('\\'),
+            '/' => Some('/'),
+            'b' => Some('\u{8}'),
+            'f' => Some('\u{c}'),
+            'n' => Some('\n'),
+            'r' => Some('\r'),
+            't' => Some('\t'),
+            _ => None,
+        };
+        if let Some(simple) = simple {
+            if pending_high.take().is_some() {
+                out.push(char::REPLACEMENT_CHARACTER);
+            }
+            out.push(simple);
+            continue;
+        }
+        let hex: String = chars.clone().take(4).collect();
+        let code = (escape == 'u' && hex.len() == 4)
+            .then(|| u32::from_str_radix(&hex, 16).ok())
+            .flatten();
+        let Some(code) = code else {
+            out.push('\\');
+            out.push(escape);
+            continue;
+        };
+        chars.nth(3);
+        match (pending_high.take(), code) {
+            (Some(high), 0xDC00..=0xDFFF) => {
+                let joined = 0x10000 + ((high - 0xD800) << 10) + (code - 0xDC00);
+                out.push(char::from_u32(joined).unwrap_or(char::REPLACEMENT_CHARACTER));
+            }
+            (high, 0xD800..=0xDBFF) => {
+                if high.is_some() {
+                    out.push(char::REPLACEMENT_CHARACTER);
+                }
+                pending_high = Some(code);
+            }
+            (high, code) => {
+                if high.is_some() {
+                    out.push(char::REPLACEMENT_CHARACTER);
+                }
+                out.push(char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER));
+            }
+        }
+    }
+    if pending_high.is_some() {
+        out.push(char::REPLACEMENT_CHARACTER);
+    }
+    out
 }
 
 /// `text` with each secret replaced, borrowed when none occurs.
@@ -142,6 +229,39 @@ mod tests {
         assert_eq!(
             redacted("Basic abcpw and pw", &["pw", "abcpw"]).as_deref(),
             Some("Basic [redacted] and [redacted]")
+        );
+    }
+
+    #[test]
+    fn x12_almost_json_that_writes_a_secret_in_escapes_is_withheld() {
+        let secret = "sk/Secret_123";
+        // A byte order mark before JSON: read as JSON.
+        assert_eq!(
+            redacted(
+                "\u{feff}{\"error\":\"invalid key sk\\/Secret_123\"}",
+                &[secret]
+            )
+            .as_deref(),
+            Some(r#"{"error":"invalid key [redacted]"}"#)
+        );
+        // Nested past the parser's depth, a lone surrogate, trailing bytes: withheld whole.
+        let deep = format!("{}\"sk\\/Secret_123\"{}", "[".repeat(200), "]".repeat(200));
+        for body in [
+            deep.as_str(),
+            r#"{"e":"\ud800 \u0073k\/Secret_123"}"#,
+            r#"{"e":"sk\/Secret_123"} trailing"#,
+        ] {
+            assert_eq!(
+                redacted(body, &[secret]).as_deref(),
+                Some(WITHHELD),
+                "{body}"
+            );
+        }
+        // Escapes that hide no secret change nothing.
+        assert_eq!(redacted(r#"{"e":"a\/b"} trailing"#, &[secret]), None);
+        assert_eq!(
+            json_unescaped(r"\ud83d\ude00 \ud800x \n\q"),
+            "😀 \u{fffd}x \n\\q"
         );
     }
 

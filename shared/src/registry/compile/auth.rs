@@ -12,14 +12,18 @@ use crate::registry::{
     ArgumentLocation, ClientAuth, KeyPlacement, OutboundAuth, RestCall, SecretRef, SecretSource,
 };
 
-/// The problem of an `env:` REF that names an `AWS_` variable (CONTRACT M5).
-pub(crate) const AWS_ENV_PROBLEM: &str = "must not name an AWS_ variable: those hold the gateway's own AWS credentials and settings, which no Tool Service may receive";
+/// The problem of an `env:` REF that names one of the gateway's own variables (CONTRACT M5).
+pub(crate) const AWS_ENV_PROBLEM: &str = "must not name one of the gateway's own variables (AWS_, OTEL_ or MCP_): they hold its AWS credentials, its exporter's headers and its settings, which no Tool Service may receive";
 
-/// Whether `name` is an `AWS_` variable, in any letter case (CONTRACT M5): the function's own
-/// credentials (`AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`) and settings.
-pub(crate) fn is_aws_variable(name: &str) -> bool {
-    name.get(..4)
-        .is_some_and(|prefix| prefix.eq_ignore_ascii_case("AWS_"))
+/// Whether `name` is one of the gateway's own variables, in any letter case (CONTRACT M5):
+/// `AWS_` (the function's credentials, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, and the
+/// files and endpoints that lead to them), `OTEL_` (the exporter's headers may hold a
+/// collector's key) and `MCP_` (the gateway's settings, a proxy's password among them).
+pub(crate) fn is_gateway_variable(name: &str) -> bool {
+    ["AWS_", "OTEL_", "MCP_"].iter().any(|prefix| {
+        name.get(..prefix.len())
+            .is_some_and(|start| start.eq_ignore_ascii_case(prefix))
+    })
 }
 
 /// The problem of a `secret` that is none of the three REF forms (CONTRACT M5).
@@ -111,7 +115,7 @@ pub(super) fn compile_auth(input: &AuthInput<'_>, problems: &mut Problems) -> Op
                 Some(SecretRef {
                     source: SecretSource::Env(name),
                     ..
-                }) if is_aws_variable(name) => {
+                }) if is_gateway_variable(name) => {
                     problems.add(&join(&path, "secret"), AWS_ENV_PROBLEM);
                     return None;
                 }
