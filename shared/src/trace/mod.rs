@@ -6,10 +6,12 @@
 //! - [`Tracing`]: the instance's sampler and span sink. It decides each request's ids and
 //!   sampling and, at its end, hands the SERVER span and one CLIENT span per Tool Service call
 //!   to the sink ([`export`] sends them with OTLP/HTTP). Without a sink nothing is built.
+//! - `w3c`: the tracestate and baggage checks, linear and bounded (O1).
 
 mod context;
 pub mod export;
 mod spans;
+mod w3c;
 
 use std::fmt::Debug;
 use std::future::Future;
