@@ -345,7 +345,7 @@ fn m1_mcp_local_serves_a_scaffolded_route_at_its_path() {
     );
 }
 
-/// CONTRACT M5: an `env:` secret reference is a warning in the `prod` profile only.
+/// CONTRACT M5: an `env:` secret reference is an error in the `prod` profile only.
 #[test]
 fn m5_env_secret_references_are_errors_in_prod() {
     let path = temp_manifest(

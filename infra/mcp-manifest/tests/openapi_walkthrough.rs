@@ -274,8 +274,9 @@ fn run_import(block: &str, sample_port: u16, manifest: &Path) -> String {
     stderr
 }
 
-/// `mcp-manifest validate --profile prod --json` of `manifest`: its warnings' messages.
-fn prod_warnings(manifest: &Path) -> Vec<String> {
+/// `mcp-manifest validate --profile prod --json` of `manifest`: whether it is valid, and its
+/// errors' and warnings' messages.
+fn prod_report(manifest: &Path) -> (bool, Vec<String>) {
     let output = Command::new(env!("CARGO_BIN_EXE_mcp-manifest"))
         .args(["validate", "--route", "petstore", "--profile", "prod"])
         .arg(manifest)
@@ -283,13 +284,12 @@ fn prod_warnings(manifest: &Path) -> Vec<String> {
         .output()
         .unwrap();
     let report: Value = serde_json::from_slice(&output.stdout).expect("a JSON report");
-    assert_eq!(report["valid"], true, "{report}");
-    report["warnings"]
-        .as_array()
-        .unwrap()
+    let messages = ["errors", "warnings"]
         .iter()
+        .flat_map(|kind| report[kind].as_array().cloned().unwrap_or_default())
         .map(|w| w["message"].as_str().unwrap().to_string())
-        .collect()
+        .collect();
+    (report["valid"] == true, messages)
 }
 
 #[test]
@@ -317,9 +317,10 @@ fn m3_m5_x12_infra_readme_secured_openapi_walkthrough_presents_the_key() {
     let auth: Value =
         serde_json::from_str(blocks(INFRA_README, "openapi-secured", "json")[0].trim()).unwrap();
     assert_eq!(tools[0]["_meta"]["auth"], auth);
-    // M5: an env: reference is a warning in the prod profile.
-    let warnings = prod_warnings(&manifest);
-    assert!(warnings.iter().any(|w| w.contains("env:")), "{warnings:?}");
+    // M5: an env: reference is an error in the prod profile.
+    let (valid, messages) = prod_report(&manifest);
+    assert!(!valid, "{messages:?}");
+    assert!(messages.iter().any(|w| w.contains("env:")), "{messages:?}");
 
     // 2. Served with the key in the environment, the guide's curl answers as the guide shows.
     let serve = sh[1].replace(
@@ -363,6 +364,6 @@ fn m3_m5_x12_infra_readme_secured_openapi_walkthrough_presents_the_key() {
         written["routes"][0]["tools"][0]["_meta"]["auth"]["secret"],
         "arn:aws:secretsmanager:eu-west-1:111122223333:secret:petstore/api-key-AbCdEf"
     );
-    assert_eq!(prod_warnings(&arn_manifest), Vec::<String>::new());
+    assert_eq!(prod_report(&arn_manifest), (true, Vec::<String>::new()));
     let _ = std::fs::remove_dir_all(&out_dir);
 }
