@@ -428,6 +428,7 @@ impl Issuer {
     #[must_use]
     pub fn config(&self, required_scopes: &[&str]) -> OAuthConfig {
         OAuthConfig {
+            groups_claim: "groups".into(),
             issuer: self.issuer.clone(),
             jwks_url: format!("{}/jwks", self.jwks.uri()),
             algorithms: vec!["RS256".into(), "ES256".into()],
