@@ -40,7 +40,7 @@ when { principal.groups.contains("hr") };
 "#;
 
 /// The `core` route's tools with `refund` and `payroll_report` added, and `authorization`.
-fn with_policies(document: &mut Value, mode: &str, policies: &str) {
+pub(super) fn with_policies(document: &mut Value, mode: &str, policies: &str) {
     let service = document["routes"][0]["tools"][0]["_meta"]["endpoint"]
         .as_str()
         .unwrap()
@@ -211,6 +211,21 @@ async fn z6_a_call_no_permit_covers_says_no_policy_permits_these_arguments() {
         "Invalid params: unknown tool 'failing_tool'",
         &json!(1),
     );
+    let small = Harness::with_manifest(Config::fixed_defaults(), |d| {
+        with_policies(
+            d,
+            "enforce",
+            r#"permit(principal, action == Gateway::Action::"refund", resource)
+               when { context.input.amount.lessThan(decimal("100.0")) };"#,
+        );
+    })
+    .await;
+    let denied = call(&small, "refund", json!({"amount": 200})).await;
+    assert_eq!(
+        text(&denied),
+        "Tool call denied: no policy permits these arguments"
+    );
+    assert_eq!(tool_service_calls(&small, "/refund").await, 0);
 }
 
 #[tokio::test]

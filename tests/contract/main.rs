@@ -7,6 +7,7 @@ mod auth_hostile;
 mod auth_oauth;
 mod auth_tokens;
 mod authorization;
+mod authorization_callers;
 mod cors;
 mod golden;
 mod hostile_input;
