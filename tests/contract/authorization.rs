@@ -58,7 +58,8 @@ pub(super) fn with_policies(document: &mut Value, mode: &str, policies: &str) {
     }));
     tools.push(json!({
         "name": "payroll_report", "description": "Payroll of a month.",
-        "inputSchema": {"type": "object", "properties": {"month": {"type": "string"}}},
+        "inputSchema": {"type": "object", "properties": {
+            "month": {"type": "string", "x-mcp-header": "Month"}}},
         "_meta": {"endpoint": format!("{service}/payroll")}
     }));
     document["routes"][0]["authorization"] = json!({"mode": mode, "policies": policies});
@@ -237,8 +238,9 @@ async fn z4_a_tool_no_policy_permits_for_the_caller_is_answered_byte_for_byte_as
         let unknown = call(&plain, "payroll_report", arguments).await;
         assert_eq!(hidden.status, unknown.status);
         assert_eq!(hidden.body, unknown.body);
-        let hidden = modern_call(&h, "payroll_report", json!({})).await;
-        let unknown = modern_call(&plain, "payroll_report", json!({})).await;
+        // No `Mcp-Param-Month` header: a hidden tool's are not checked, as an unknown one's.
+        let hidden = modern_call(&h, "payroll_report", json!({"month": "2026-01"})).await;
+        let unknown = modern_call(&plain, "payroll_report", json!({"month": "2026-01"})).await;
         assert_eq!(
             (hidden.status, &hidden.body),
             (unknown.status, &unknown.body)

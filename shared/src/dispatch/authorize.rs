@@ -4,8 +4,9 @@
 use super::sent_arguments::Sent;
 use super::{Call, MethodOutcome};
 use crate::authz::{
-    ArgumentText, CallerView, Decision, DecisionKind, Mode, NotAnObject, RequestFacts,
+    ArgumentText, CallerFacts, CallerView, Decision, DecisionKind, Mode, NotAnObject, RequestFacts,
 };
+use crate::policy::CallerHeaders;
 use crate::protocol::{ErrorObject, RequestId};
 use crate::registry::Route;
 use crate::tool_result::CallResult;
@@ -37,21 +38,40 @@ impl ArgumentText for Sent<'_> {
 /// The caller and request as `route`'s policies see them; `None` for a route without
 /// policies (it pays nothing) or when the caller's entity cannot be built.
 pub(super) fn view<'r>(call: &Call<'_>, route: &'r Route) -> Option<CallerView<'r>> {
+    view_of(route, call.authorized, call.caller, call.protocol_version)
+}
+
+fn view_of<'r>(
+    route: &'r Route,
+    authorized: &CallerFacts,
+    caller: &CallerHeaders,
+    protocol_version: &str,
+) -> Option<CallerView<'r>> {
     let policies = route.policies()?;
     let facts = RequestFacts {
-        employee_no: call
-            .caller
-            .employee_no
-            .as_ref()
-            .and_then(|v| v.to_str().ok()),
-        virtual_employee_no: call
-            .caller
-            .virtual_employee_no
-            .as_ref()
-            .and_then(|v| v.to_str().ok()),
-        protocol_version: call.protocol_version,
+        employee_no: header_text(caller.employee_no.as_ref()),
+        virtual_employee_no: header_text(caller.virtual_employee_no.as_ref()),
+        protocol_version,
     };
-    policies.view(call.authorized, &facts)
+    policies.view(authorized, &facts)
+}
+
+/// An employee header's text (C4 keeps it printable ASCII).
+fn header_text(value: Option<&http::HeaderValue>) -> Option<&str> {
+    value.and_then(|v| v.to_str().ok())
+}
+
+/// CONTRACT Z4, N2: whether the tool `name` of `route` is hidden from this caller, for the
+/// checks before dispatch (a hidden tool's `Mcp-Param-*` headers are not checked, as an
+/// unknown tool's are not).
+pub(crate) fn hidden_before_dispatch(
+    route: &Route,
+    authorized: &CallerFacts,
+    caller: &CallerHeaders,
+    protocol_version: &str,
+    name: &str,
+) -> bool {
+    view_of(route, authorized, caller, protocol_version).is_some_and(|v| !v.visible(name))
 }
 
 /// CONTRACT X2, Z4: the answer to a call of a tool that does not exist, or that no policy

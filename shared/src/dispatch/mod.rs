@@ -13,6 +13,8 @@ mod sent_arguments;
 mod tools_call;
 mod tools_list;
 
+pub(crate) use authorize::hidden_before_dispatch;
+
 use std::sync::Arc;
 use std::time::Instant;
 

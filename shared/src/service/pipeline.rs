@@ -15,7 +15,7 @@ use super::{Gateway, InvocationContext, RequestBody};
 use crate::auth::{AuthRecord, Authenticator};
 use crate::authz::CallerFacts;
 use crate::config::RoutingMode;
-use crate::dispatch::{Call, MethodOutcome, dispatch};
+use crate::dispatch::{Call, MethodOutcome, dispatch, hidden_before_dispatch};
 use crate::invoke::ToolInvoker;
 use crate::policy::{self, Correlation, HttpRejection};
 use crate::protocol::{Era, Message, declared_version, methods, parse_message};
@@ -162,12 +162,19 @@ impl<I: ToolInvoker> Gateway<I> {
                 let (Some(id), Some(method)) = (&id, &method) else {
                     return Reply::Accepted;
                 };
+                let version = usage.protocol_version.as_deref().unwrap_or_default();
+                let hidden = |name: &str| {
+                    route.is_some_and(|route| {
+                        hidden_before_dispatch(route, &authorized, &caller, version, name)
+                    })
+                };
                 let request = ModernRequest {
                     headers,
                     id,
                     method,
                     params: params.as_ref(),
                     route,
+                    hidden: &hidden,
                 };
                 if let Some(reply) = modern::admit(config, &request) {
                     return reply;
