@@ -6,6 +6,8 @@
 //! once trailing zeros are dropped and lie within Cedar's decimal range. Anything else cannot be
 //! held exactly and the call is refused (Z5), never rounded to something that passes.
 
+use std::borrow::Cow;
+
 use cedar_policy::RestrictedExpression;
 
 use super::schema::CedarType;
@@ -14,7 +16,7 @@ use super::schema::CedarType;
 pub trait ArgumentText {
     /// A scalar's JSON text (a string with its quotes and escapes, a number as written,
     /// `true`, `false`, `null`); `None` for an array or object.
-    fn scalar(&self) -> Option<&str>;
+    fn scalar(&self) -> Option<Cow<'_, str>>;
     /// An array's items; `None` for anything else.
     fn items(&self) -> Option<Vec<&Self>>;
     /// An object's member `key` (`Ok(None)` when absent).
@@ -28,6 +30,26 @@ pub trait ArgumentText {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("the value is not an object")]
 pub struct NotAnObject;
+
+/// A parsed JSON value, for `mcp-manifest policy test`'s cases: a number is the text
+/// `serde_json` writes for it (exact for whole numbers; a fraction as its shortest text), not
+/// the text a request wrote, which the gateway reads instead (CONTRACT Z5).
+impl ArgumentText for serde_json::Value {
+    fn scalar(&self) -> Option<Cow<'_, str>> {
+        match self {
+            Self::Array(_) | Self::Object(_) => None,
+            scalar => Some(Cow::Owned(scalar.to_string())),
+        }
+    }
+
+    fn items(&self) -> Option<Vec<&Self>> {
+        self.as_array().map(|items| items.iter().collect())
+    }
+
+    fn member(&self, key: &str) -> Result<Option<&Self>, NotAnObject> {
+        self.as_object().map(|o| o.get(key)).ok_or(NotAnObject)
+    }
+}
 
 /// Why an argument cannot become a Cedar value (CONTRACT Z5).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -94,17 +116,17 @@ fn value<A: ArgumentText>(
         CedarType::String => {
             let text = arg.scalar().filter(|t| t.starts_with('"'));
             let text = text.ok_or_else(|| mistyped(path))?;
-            let string: String = serde_json::from_str(text).map_err(|_| mistyped(path))?;
+            let string: String = serde_json::from_str(&text).map_err(|_| mistyped(path))?;
             Ok(RestrictedExpression::new_string(string))
         }
-        CedarType::Boolean => match arg.scalar() {
+        CedarType::Boolean => match arg.scalar().as_deref() {
             Some("true") => Ok(RestrictedExpression::new_bool(true)),
             Some("false") => Ok(RestrictedExpression::new_bool(false)),
             _ => Err(mistyped(path)),
         },
         CedarType::Long | CedarType::Decimal => {
             let text = arg.scalar().ok_or_else(|| mistyped(path))?;
-            let number = ExactNumber::parse(text).ok_or_else(|| mistyped(path))?;
+            let number = ExactNumber::parse(&text).ok_or_else(|| mistyped(path))?;
             let inexact = || InputError::Inexact { path: path.clone() };
             if *ty == CedarType::Long {
                 number

@@ -5,12 +5,14 @@
 //! - [`policies`]: a route's `authorization`, parsed and validated once at load (Z1, Z8);
 //! - [`caller`]: the caller's facts (Z3);
 //! - [`context`]: the arguments as Cedar values, numbers read exactly (Z2, Z5);
-//! - [`decide`]: decisions and visibility (Z4–Z7).
+//! - [`decide`]: decisions and visibility (Z4–Z7);
+//! - `reach`: the tools no policy can reach, for `mcp-manifest validate` (Z9).
 
 pub mod caller;
 pub mod context;
 pub mod decide;
 pub mod policies;
+mod reach;
 pub mod schema;
 
 pub use caller::{CallerFacts, RequestFacts};

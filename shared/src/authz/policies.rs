@@ -50,6 +50,8 @@ pub struct RoutePolicies {
     pub(super) route: Entity,
     pub(super) call_tool: Entity,
     pub(super) tools: HashMap<String, ToolAction>,
+    /// The tools' names in manifest order.
+    pub(super) tool_order: Vec<String>,
     /// The policies in the text's order, for a stable choice of the deciding forbid (Z6).
     pub(super) order: Vec<PolicyId>,
     /// The schema as `.cedarschema` text (CONTRACT Z9).
@@ -99,11 +101,23 @@ impl RoutePolicies {
                 format!("'{other}' is not a field of authorization"),
             ));
         }
-        let Some(text) = object.get("policies").and_then(Value::as_str) else {
-            return Err(problem(
-                "policies",
-                "must be a string of Cedar policies".into(),
-            ));
+        let text = match object.get("policies") {
+            Some(Value::String(text)) => text,
+            // CONTRACT Z9: a `.cedar` file is mcp-manifest's to read; the gateway loads text.
+            Some(Value::Object(file)) if file.contains_key("file") => {
+                return Err(problem(
+                    "policies",
+                    "a policies file is read by mcp-manifest: run `mcp-manifest policy embed` \
+                     and load the manifest it writes"
+                        .into(),
+                ));
+            }
+            _ => {
+                return Err(problem(
+                    "policies",
+                    "must be a string of Cedar policies".into(),
+                ));
+            }
         };
         let tools: Vec<(String, CedarType)> = tools
             .into_iter()
@@ -115,6 +129,7 @@ impl RoutePolicies {
         let schema_text = cedar_policy::SchemaFragment::from_json_value(json)
             .ok()
             .and_then(|f| f.to_cedarschema().ok())
+            .map(|text| text.replace("__cedar::", ""))
             .unwrap_or_default();
         let (policies, order) = parse(text)?;
         let validation = Validator::new(schema.clone()).validate(&policies, ValidationMode::Strict);
@@ -131,6 +146,7 @@ impl RoutePolicies {
             return Err(problems);
         }
         let call_tool_uid = uid("Action", CALL_TOOL);
+        let tool_order = tools.iter().map(|(name, _)| name.clone()).collect();
         let tools = tools
             .into_iter()
             .map(|(name, input)| {
@@ -146,6 +162,7 @@ impl RoutePolicies {
             route: Entity::new_no_attrs(uid("Route", key), [].into()),
             call_tool: Entity::new_no_attrs(call_tool_uid, [].into()),
             tools,
+            tool_order,
             order,
             schema_text,
         })

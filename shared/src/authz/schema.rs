@@ -169,6 +169,26 @@ pub fn schema_json<'a>(tools: impl IntoIterator<Item = (&'a str, &'a CedarType)>
     }})
 }
 
+/// The `.cedarschema` text of a route whose tools are `tools` (name and `inputSchema`, in
+/// manifest order; CONTRACT Z2, Z9): what `mcp-manifest policy schema` prints. Cedar's
+/// `__cedar::` prefix of its built-in types is left out: the namespace declares no type of
+/// those names, so `String` and `decimal` mean the built-ins.
+///
+/// # Errors
+/// Cedar's message when it cannot write the schema (not expected for a generated one).
+pub fn schema_text<'a>(
+    tools: impl IntoIterator<Item = (&'a str, &'a Value)>,
+) -> Result<String, String> {
+    let types: Vec<(&str, CedarType)> =
+        tools.into_iter().map(|(n, s)| (n, input_type(s))).collect();
+    let json = schema_json(types.iter().map(|(n, t)| (*n, t)));
+    cedar_policy::SchemaFragment::from_json_value(json)
+        .map_err(|e| e.to_string())?
+        .to_cedarschema()
+        .map(|text| text.replace("__cedar::", ""))
+        .map_err(|e| e.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

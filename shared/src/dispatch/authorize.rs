@@ -13,9 +13,9 @@ use crate::tool_result::CallResult;
 use crate::usage::ToolUse;
 
 impl ArgumentText for Sent<'_> {
-    fn scalar(&self) -> Option<&str> {
+    fn scalar(&self) -> Option<std::borrow::Cow<'_, str>> {
         match self {
-            Self::Scalar(text) => Some(text),
+            Self::Scalar(text) => Some(std::borrow::Cow::Borrowed(text)),
             _ => None,
         }
     }
