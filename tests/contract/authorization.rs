@@ -395,3 +395,92 @@ async fn z8_policies_that_fail_to_parse_or_validate_fail_the_load_naming_the_pol
         ["routes[0].authorization.policies: policy 'a': the @id is repeated"]
     );
 }
+
+#[tokio::test]
+async fn z5_argument_forms_do_not_bypass_a_forbid() {
+    let h = harness("enforce").await;
+    let send = |body: &'static str| {
+        h.send(gateway_tests::request(
+            "POST",
+            "/mcp/core",
+            &[
+                ("content-type", "application/json"),
+                ("accept", "application/json"),
+                ("mcp-protocol-version", "2025-11-25"),
+            ],
+            body.to_string(),
+        ))
+    };
+    for body in [
+        // An escaped string is the same string.
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"refund","arguments":{"amount":5,"currency":"\u004bRW"}}}"#,
+        // A repeated key takes its last value, the one validated and sent (X11).
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"refund","arguments":{"amount":1,"amount":900}}}"#,
+        // Exponent and fraction forms are the same number.
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"refund","arguments":{"amount":9e2}}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"refund","arguments":{"amount":500.00010}}}"#,
+    ] {
+        let answer = send(body).await;
+        assert!(
+            text(&answer).starts_with("Tool call denied by policy '"),
+            "{body}: {}",
+            answer.json()
+        );
+    }
+    // Tool names are exact: another case or a look-alike is another (unknown) tool.
+    for name in ["Refund", "refund ", "re\u{0301}fund", "ｒｅｆｕｎｄ"] {
+        let answer = call(&h, name, json!({"amount": 1})).await;
+        answer.assert_rpc_error(
+            -32602,
+            &format!("Invalid params: unknown tool '{name}'"),
+            &json!(1),
+        );
+    }
+    assert_eq!(tool_service_calls(&h, "/refund").await, 0);
+}
+
+#[tokio::test]
+async fn z2_a_policy_reads_the_employee_headers_and_the_protocol_version() {
+    let h = Harness::with_manifest(Config::fixed_defaults(), |d| {
+        with_policies(
+            d,
+            "enforce",
+            r#"permit(principal, action == Gateway::Action::"refund", resource);
+               @id("suspended")
+               @reason("this account is suspended")
+               forbid(principal, action in Gateway::Action::"call_tool", resource)
+               when { context.request has employeeNo && context.request.employeeNo == "ENC-7f3a9c" };
+               @id("modern-only")
+               forbid(principal, action == Gateway::Action::"refund", resource)
+               when { context.request.protocolVersion == "2025-11-25" && context.input.amount.greaterThan(decimal("100.0")) };"#,
+        );
+    })
+    .await;
+    Mock::given(path("/refund"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"ok": true})))
+        .mount(&h.tool_service)
+        .await;
+    let body = rpc(
+        json!(1),
+        "tools/call",
+        json!({"name": "refund", "arguments": {"amount": 5}}),
+    );
+    // The forbid holds whatever the arguments: for this caller the tool is not there (Z4).
+    let suspended = h
+        .post("/mcp/core", &body, &[("employee-no", "ENC-7f3a9c")])
+        .await;
+    suspended.assert_rpc_error(-32602, "Invalid params: unknown tool 'refund'", &json!(1));
+    let other = h
+        .post("/mcp/core", &body, &[("employee-no", "ENC-0000")])
+        .await;
+    assert_eq!(other.json()["result"]["isError"], false);
+    let legacy = call(&h, "refund", json!({"amount": 200})).await;
+    assert_eq!(text(&legacy), "Tool call denied by policy 'modern-only'");
+    let modern = modern_call(&h, "refund", json!({"amount": 200})).await;
+    assert_eq!(
+        modern.json()["result"]["isError"],
+        false,
+        "{}",
+        modern.json()
+    );
+}
