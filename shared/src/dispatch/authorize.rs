@@ -43,11 +43,18 @@ pub(super) fn view<'r>(call: &Call<'_>, route: &'r Route) -> Option<CallerView<'
 
 fn view_of<'r>(
     route: &'r Route,
-    authorized: &CallerFacts,
+    authorized: Option<&CallerFacts>,
     caller: &CallerHeaders,
     protocol_version: &str,
 ) -> Option<CallerView<'r>> {
     let policies = route.policies()?;
+    let anonymous;
+    let authorized = if let Some(facts) = authorized {
+        facts
+    } else {
+        anonymous = CallerFacts::anonymous();
+        &anonymous
+    };
     let facts = RequestFacts {
         employee_no: header_text(caller.employee_no.as_ref()),
         virtual_employee_no: header_text(caller.virtual_employee_no.as_ref()),
@@ -66,7 +73,7 @@ fn header_text(value: Option<&http::HeaderValue>) -> Option<&str> {
 /// unknown tool's are not).
 pub(crate) fn hidden_before_dispatch(
     route: &Route,
-    authorized: &CallerFacts,
+    authorized: Option<&CallerFacts>,
     caller: &CallerHeaders,
     protocol_version: &str,
     name: &str,

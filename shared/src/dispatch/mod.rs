@@ -48,8 +48,9 @@ pub(crate) struct Call<'a> {
     pub body: &'a [u8],
     /// The request's trace: what its Tool Service calls carry (CONTRACT O2, O3).
     pub trace: &'a crate::trace::RequestTrace,
-    /// The admitted caller, as a route's policies see it (CONTRACT Z3).
-    pub authorized: &'a crate::authz::CallerFacts,
+    /// The admitted caller, as a route's policies see it (CONTRACT Z3); `None` without
+    /// authentication (the anonymous caller).
+    pub authorized: Option<&'a crate::authz::CallerFacts>,
     /// The protocol version the request speaks, for `context.request` (CONTRACT Z2).
     pub protocol_version: &'a str,
 }

@@ -59,11 +59,12 @@ impl<I: ToolInvoker> Gateway<I> {
                 Err(rejection) => Reply::Rejected(rejection.into()),
             };
         }
-        // CONTRACT Z3: the caller a route's policies see; `anonymous` without authentication.
+        // CONTRACT Z3: the caller a route's policies see; `None` (anonymous) without
+        // authentication, built only when a route's policies ask.
         let authorized = match &self.auth {
-            None => CallerFacts::anonymous(),
+            None => None,
             Some(auth) => match self.authenticate(auth, parts, usage).await {
-                Ok(facts) => facts,
+                Ok(facts) => Some(facts),
                 Err(reply) => return reply,
             },
         };
@@ -165,7 +166,7 @@ impl<I: ToolInvoker> Gateway<I> {
                 let version = usage.protocol_version.as_deref().unwrap_or_default();
                 let hidden = |name: &str| {
                     route.is_some_and(|route| {
-                        hidden_before_dispatch(route, &authorized, &caller, version, name)
+                        hidden_before_dispatch(route, authorized.as_ref(), &caller, version, name)
                     })
                 };
                 let request = ModernRequest {
@@ -184,7 +185,6 @@ impl<I: ToolInvoker> Gateway<I> {
         let (Some(id), Some(method)) = (id.clone(), method) else {
             return Reply::Accepted;
         };
-        let protocol_version = usage.protocol_version.clone().unwrap_or_default();
 
         let call = Call {
             config,
@@ -196,8 +196,8 @@ impl<I: ToolInvoker> Gateway<I> {
             era,
             body: &body,
             trace,
-            authorized: &authorized,
-            protocol_version: &protocol_version,
+            authorized: authorized.as_ref(),
+            protocol_version: usage.protocol_version.as_deref().unwrap_or_default(),
         };
         match dispatch(
             &call,
