@@ -484,3 +484,52 @@ async fn z2_a_policy_reads_the_employee_headers_and_the_protocol_version() {
         modern.json()
     );
 }
+
+#[tokio::test]
+async fn z1_a_single_route_manifest_carries_its_policies_at_the_top_level_through_the_served_load()
+{
+    use mcp_gateway::invoke::HttpInvoker;
+    use mcp_gateway::registry::compile_bytes;
+    use mcp_gateway::{Gateway, InvocationContext};
+
+    let manifest = json!({
+        "tools": [
+            {"name": "open_ticket", "inputSchema": {"type": "object", "properties": {
+                "priority": {"type": "integer"}}, "required": ["priority"]},
+             "_meta": {"endpoint": "http://127.0.0.1:9/open"}},
+            {"name": "close_ticket", "inputSchema": {"type": "object"},
+             "_meta": {"endpoint": "http://127.0.0.1:9/close"}}
+        ],
+        "authorization": {"mode": "enforce", "policies":
+            r#"permit(principal, action == Gateway::Action::"open_ticket", resource)
+               when { context.input.priority < 3 };"#}
+    });
+    // The text path the functions load with (R5's one pass), not the parsed one.
+    let snapshot = compile_bytes("test", &bytes::Bytes::from(manifest.to_string())).expect("loads");
+    let route = snapshot.fixed_route("core").expect("the single route");
+    let policies = route.policies().expect("top-level authorization");
+    assert_eq!(policies.unreachable_tools(), ["close_ticket"]);
+    let gateway = Gateway::new(
+        Config::fixed_defaults(),
+        Ok(snapshot),
+        HttpInvoker::new().unwrap(),
+    );
+    let body = rpc(json!(1), "tools/list", json!({})).to_string();
+    let response = gateway
+        .handle(
+            gateway_tests::request(
+                "POST",
+                "/mcp/core",
+                &[
+                    ("content-type", "application/json"),
+                    ("mcp-protocol-version", "2025-11-25"),
+                ],
+                body,
+            ),
+            InvocationContext::default(),
+        )
+        .await;
+    let list: Value = serde_json::from_slice(response.body()).unwrap();
+    assert_eq!(list["result"]["tools"][0]["name"], "open_ticket");
+    assert_eq!(list["result"]["tools"].as_array().unwrap().len(), 1);
+}
