@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use std::str::FromStr;
 
 use cedar_policy::{
-    Entity, EntityId, EntityTypeName, EntityUid, PolicyId, PolicySet, Schema, ValidationMode,
-    Validator,
+    ActionConstraint, Entity, EntityId, EntityTypeName, EntityUid, PolicyId, PolicySet, Schema,
+    ValidationMode, Validator,
 };
 use miette::Diagnostic as _;
 use serde_json::Value;
@@ -38,15 +38,28 @@ pub(super) struct ToolAction {
     pub(super) uid: EntityUid,
     pub(super) entity: Entity,
     pub(super) input: CedarType,
+    /// The policies whose action scope can hold this tool's action: the only ones a call of it
+    /// evaluates (a policy whose scope excludes the action is never satisfied and never
+    /// errors, since Cedar checks the scope before the conditions).
+    pub(super) policies: PolicySet,
 }
 
-/// A route's compiled policies: the policy set (each policy under its `@id`), the schema it
-/// was validated against and each tool's action, built once at load (STYLE 10; CONTRACT Z1).
+/// Whether `policy`'s action scope can hold `action`, a member of `call_tool` only.
+fn scope_holds(policy: &cedar_policy::Policy, action: &EntityUid, call_tool: &EntityUid) -> bool {
+    match policy.action_constraint() {
+        ActionConstraint::Any => true,
+        ActionConstraint::Eq(uid) => &uid == action,
+        ActionConstraint::In(uids) => uids.iter().any(|uid| uid == action || uid == call_tool),
+    }
+}
+
+/// A route's compiled policies: the policy set (each policy under its `@id`), validated at
+/// load against the route's schema, and each tool's action with its slice of the set, built
+/// once at load (STYLE 10; CONTRACT Z1).
 #[derive(Debug)]
 pub struct RoutePolicies {
     pub(super) mode: Mode,
     pub(super) policies: PolicySet,
-    pub(super) schema: Schema,
     pub(super) route: Entity,
     pub(super) call_tool: Entity,
     pub(super) tools: HashMap<String, ToolAction>,
@@ -54,8 +67,6 @@ pub struct RoutePolicies {
     pub(super) tool_order: Vec<String>,
     /// The policies in the text's order, for a stable choice of the deciding forbid (Z6).
     pub(super) order: Vec<PolicyId>,
-    /// The schema as `.cedarschema` text (CONTRACT Z9).
-    schema_text: String,
 }
 
 fn type_name(name: &str) -> EntityTypeName {
@@ -124,15 +135,11 @@ impl RoutePolicies {
             .map(|(name, schema)| (name.to_string(), input_type(schema)))
             .collect();
         let json = schema_json(tools.iter().map(|(name, ty)| (name.as_str(), ty)));
-        let schema = Schema::from_json_value(json.clone())
+        let schema = Schema::from_json_value(json)
             .map_err(|e| problem("", format!("the route's Cedar schema: {e}")))?;
-        let schema_text = cedar_policy::SchemaFragment::from_json_value(json)
-            .ok()
-            .and_then(|f| f.to_cedarschema().ok())
-            .map(|text| text.replace("__cedar::", ""))
-            .unwrap_or_default();
+
         let (policies, order) = parse(text)?;
-        let validation = Validator::new(schema.clone()).validate(&policies, ValidationMode::Strict);
+        let validation = Validator::new(schema).validate(&policies, ValidationMode::Strict);
         // Cedar's message names the policy (`for policy `<id>`, …`).
         let mut problems: Vec<PolicyProblem> = validation
             .validation_errors()
@@ -147,24 +154,39 @@ impl RoutePolicies {
         }
         let call_tool_uid = uid("Action", CALL_TOOL);
         let tool_order = tools.iter().map(|(name, _)| name.clone()).collect();
+        // Each tool's slice of the set, in the text's order (STYLE 10: once, at load).
+        let in_order: Vec<&cedar_policy::Policy> =
+            order.iter().filter_map(|id| policies.policy(id)).collect();
         let tools = tools
             .into_iter()
             .map(|(name, input)| {
                 let uid = uid("Action", &name);
                 let entity = Entity::new_no_attrs(uid.clone(), [call_tool_uid.clone()].into());
-                (name, ToolAction { uid, entity, input })
+                let mut slice = PolicySet::new();
+                for policy in in_order
+                    .iter()
+                    .filter(|p| scope_holds(p, &uid, &call_tool_uid))
+                {
+                    // Ids are unique in the whole set, so in any part of it.
+                    let _ = slice.add((*policy).clone());
+                }
+                let action = ToolAction {
+                    uid,
+                    entity,
+                    input,
+                    policies: slice,
+                };
+                (name, action)
             })
             .collect();
         Ok(Self {
             mode,
             policies,
-            schema,
             route: Entity::new_no_attrs(uid("Route", key), [].into()),
             call_tool: Entity::new_no_attrs(call_tool_uid, [].into()),
             tools,
             tool_order,
             order,
-            schema_text,
         })
     }
 
@@ -172,13 +194,6 @@ impl RoutePolicies {
     #[must_use]
     pub fn mode(&self) -> Mode {
         self.mode
-    }
-
-    /// The route's schema as `.cedarschema` text, for editors and Cedar's own tools (CONTRACT
-    /// Z9).
-    #[must_use]
-    pub fn schema_text(&self) -> &str {
-        &self.schema_text
     }
 
     /// The `@id`s (or `policy<N>`) of the policies, in the text's order.
