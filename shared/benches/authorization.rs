@@ -199,5 +199,36 @@ fn load(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, calls, load);
+/// The decision alone, and the caller's entity it starts from, without the pipeline.
+fn decide_only(c: &mut Criterion) {
+    use mcp_gateway::authz::{CallerFacts, RequestFacts};
+    let policies = json!({"mode": "enforce", "policies": fifty_policies()});
+    let tools = tools();
+    let compiled = RoutePolicies::compile(
+        "core",
+        &policies,
+        tools
+            .iter()
+            .map(|t| (t["name"].as_str().unwrap_or(""), &t["inputSchema"])),
+    )
+    .expect("the bench policies compile");
+    let caller = CallerFacts::anonymous();
+    let request = RequestFacts {
+        protocol_version: "2025-11-25",
+        ..RequestFacts::default()
+    };
+    let arguments = json!({"amount": 120.5, "currency": "EUR", "order": {"id": "o-1", "lines": 3}, "tags": ["a", "b"]});
+    c.bench_function("authorization/caller_view", |b| {
+        b.iter(|| black_box(compiled.view(&caller, &request).is_some()));
+    });
+    let view = compiled.view(&caller, &request).expect("a view");
+    c.bench_function("authorization/decide_only", |b| {
+        b.iter(|| black_box(view.decide("refund", &arguments)));
+    });
+    c.bench_function("authorization/visible_only", |b| {
+        b.iter(|| black_box(view.visible("refund")));
+    });
+}
+
+criterion_group!(benches, calls, decide_only, load);
 criterion_main!(benches);
