@@ -14,6 +14,7 @@
 //! - [`lambda`]: the AWS Lambda adapter; [`usage`]: the per-request log event (CONTRACT U).
 
 pub mod auth;
+pub mod authz;
 pub mod aws_http;
 pub mod build;
 pub mod config;

@@ -7,6 +7,8 @@ mod arguments_as_sent;
 mod auth_hostile;
 mod auth_oauth;
 mod auth_tokens;
+mod authorization;
+mod authorization_callers;
 mod cors;
 mod golden;
 mod hostile_input;

@@ -183,9 +183,19 @@ pub struct AuthHarness {
 
 /// Builds a [`Harness`] whose gateway has `auth`.
 pub async fn harness_with_auth(config: Config, auth: Authenticator) -> Harness {
+    harness_with_auth_over(config, auth, |_| {}).await
+}
+
+/// [`harness_with_auth`] over [`manifest`] as `edit` changes it.
+pub async fn harness_with_auth_over(
+    config: Config,
+    auth: Authenticator,
+    edit: impl FnOnce(&mut serde_json::Value),
+) -> Harness {
     let tool_service = MockServer::start().await;
-    let snapshot =
-        compile_manifest(&manifest(&tool_service.uri())).expect("test manifest compiles");
+    let mut document = manifest(&tool_service.uri());
+    edit(&mut document);
+    let snapshot = compile_manifest(&document).expect("test manifest compiles");
     let gateway =
         Gateway::new(config, Ok(snapshot), HttpInvoker::new().expect("client")).with_auth(auth);
     Harness {
@@ -257,6 +267,7 @@ impl AuthHarness {
                 expires_at: self.clock.now() + lifetime_s,
                 created_at: self.clock.now(),
                 description: None,
+                groups: Vec::new(),
             })
             .await
             .expect("delegation written");
@@ -428,6 +439,7 @@ impl Issuer {
     #[must_use]
     pub fn config(&self, required_scopes: &[&str]) -> OAuthConfig {
         OAuthConfig {
+            groups_claim: "groups".into(),
             issuer: self.issuer.clone(),
             jwks_url: format!("{}/jwks", self.jwks.uri()),
             algorithms: vec!["RS256".into(), "ES256".into()],
@@ -467,6 +479,17 @@ pub async fn oauth_harness_with(
     issuer: &Issuer,
     required_scopes: &[&str],
 ) -> AuthHarness {
+    oauth_harness_over(config, mode, issuer, required_scopes, |_| {}).await
+}
+
+/// [`oauth_harness_with`] over [`manifest`] as `edit` changes it.
+pub async fn oauth_harness_over(
+    config: Config,
+    mode: AuthMode,
+    issuer: &Issuer,
+    required_scopes: &[&str],
+    edit: impl FnOnce(&mut Value),
+) -> AuthHarness {
     let store = fresh_store().await;
     let clock = ManualClock::at(system_now());
     let oauth = issuer.config(required_scopes);
@@ -490,7 +513,7 @@ pub async fn oauth_harness_with(
         clock.epoch_clock(),
     );
     AuthHarness {
-        harness: harness_with_auth(config, auth).await,
+        harness: harness_with_auth_over(config, auth, edit).await,
         store,
         clock,
     }

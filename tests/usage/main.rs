@@ -1,6 +1,7 @@
 //! CONTRACT N7: the usage event (U1) records the era and the protocol version of each request.
 //! CONTRACT X12: no secret of an outbound credential reaches any log line, at any level, nor the
 //! usage event or the answer.
+//! CONTRACT Z10: on a route with policies, the decision and the determining policies' ids.
 //!
 //! A test binary of its own: it installs a `tracing` subscriber for its thread, which other
 //! tests running beside it in one binary would race with for the callsite's cached interest.
@@ -297,4 +298,59 @@ async fn u3_the_usage_event_carries_the_trace_id_and_no_other_trace_value() {
     let text = lines.text();
     assert!(!text.contains("state-canary-51"), "{text}");
     assert!(!text.contains("baggage-canary-52"), "{text}");
+}
+
+/// CONTRACT Z10: on a route with policies the usage event records the decision and the
+/// determining policies' ids, never an argument value.
+#[tokio::test]
+async fn z10_the_usage_event_records_the_decision_and_the_policies_never_the_arguments() {
+    use mcp_gateway::Config;
+    use wiremock::matchers::path;
+    use wiremock::{Mock, ResponseTemplate};
+
+    let (lines, _guard) = Lines::capture();
+    let h = Harness::with_manifest(Config::fixed_defaults(), |document| {
+        let endpoint = document["routes"][0]["tools"][0]["_meta"]["endpoint"].clone();
+        let tools = document["routes"][0]["tools"].as_array_mut().unwrap();
+        tools.push(json!({"name": "refund", "description": "Refunds an order.",
+            "inputSchema": {"type": "object", "properties": {"amount": {"type": "number"},
+                "note": {"type": "string"}}, "required": ["amount"]},
+            "_meta": {"endpoint": endpoint}}));
+        document["routes"][0]["authorization"] = json!({"mode": "enforce", "policies":
+            r#"@id("refunds") permit(principal, action == Gateway::Action::"refund", resource);
+               @id("big") forbid(principal, action == Gateway::Action::"refund", resource)
+               when { context.input.amount.greaterThan(decimal("500.0")) };"#});
+    })
+    .await;
+    Mock::given(path("/search"))
+        .respond_with(ResponseTemplate::new(200).set_body_string("ok"))
+        .mount(&h.tool_service)
+        .await;
+    for amount in [20, 900] {
+        let body = rpc(
+            json!(1),
+            "tools/call",
+            json!({"name": "refund", "arguments": {"amount": amount, "note": "canary-note-77"}}),
+        );
+        h.post("/mcp/core", &body, &[]).await;
+    }
+    let events = lines.usage_events();
+    let seen: Vec<(Value, Value)> = events
+        .iter()
+        .map(|e| {
+            (
+                e.get("decision").cloned().unwrap_or(Value::Null),
+                e.get("policies").cloned().unwrap_or(Value::Null),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        vec![
+            (json!("allow"), json!("refunds")),
+            (json!("deny"), json!("big")),
+        ],
+        "{events:?}"
+    );
+    assert!(!lines.text().contains("canary-note-77"));
 }

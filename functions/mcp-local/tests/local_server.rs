@@ -743,6 +743,7 @@ fn a12_with_token_auth_the_usage_log_records_the_auth_outcome_and_never_the_toke
                 expires_at: now + 86_400,
                 created_at: now,
                 description: None,
+                groups: Vec::new(),
             })
             .await
             .unwrap();

@@ -106,6 +106,10 @@ struct Grant {
     /// A label for the delegation (who, what for); never a secret.
     #[arg(long)]
     description: Option<String>,
+    /// A group the caller is in, for the routes' authorization policies (`principal.groups`;
+    /// repeat for several).
+    #[arg(long = "group")]
+    groups: Vec<String>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -174,6 +178,12 @@ async fn create(
     let mut routes = grant.routes.clone();
     routes.sort();
     routes.dedup();
+    let mut groups = grant.groups.clone();
+    groups.sort();
+    groups.dedup();
+    if groups.iter().any(String::is_empty) {
+        return Err(refused("--group must not be empty"));
+    }
     let created_at = now_s();
     let delegation = NewDelegation {
         key,
@@ -183,6 +193,7 @@ async fn create(
         expires_at: created_at + grant.expires.as_secs(),
         created_at,
         description: grant.description.clone(),
+        groups,
     };
     store
         .put_delegation(&delegation)
@@ -194,6 +205,7 @@ async fn create(
             "routes": delegation.routes,
             "idleTtlSeconds": delegation.idle_ttl_s,
             "expiresAt": delegation.expires_at,
+            "groups": delegation.groups,
         });
         if let Some(token) = token {
             out["token"] = json!(token.expose());

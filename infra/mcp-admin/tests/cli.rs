@@ -1,5 +1,6 @@
 //! `mcp-admin` against a real DynamoDB-protocol server (moto) on loopback: table creation,
-//! token issue (printed once, only the hash stored), revocation, and the exit codes.
+//! token issue (printed once, only the hash stored, with its groups: CONTRACT Z3), revocation,
+//! and the exit codes.
 
 use std::process::{Command, Output};
 
@@ -48,6 +49,10 @@ async fn a4_table_create_token_create_and_revoke_round_trip() {
             "core",
             "--route",
             "hr",
+            "--group",
+            "payroll",
+            "--group",
+            "hr",
             "--idle-ttl",
             "12h",
             "--expires",
@@ -67,6 +72,11 @@ async fn a4_table_create_token_create_and_revoke_round_trip() {
     let mut routes = item["routes"].as_ss().unwrap().clone();
     routes.sort();
     assert_eq!(routes, ["core", "hr"]);
+    // CONTRACT Z3: the delegation's groups, which the admitting write returns.
+    let mut groups = item["groups"].as_ss().unwrap().clone();
+    groups.sort();
+    assert_eq!(groups, ["hr", "payroll"]);
+    assert_eq!(out["groups"], serde_json::json!(["hr", "payroll"]));
     assert_eq!(item["status"].as_s().unwrap(), "active");
     let stored = format!("{item:?}");
     assert!(!stored.contains(token.expose()), "only the hash is stored");

@@ -30,6 +30,7 @@ use mcp_gateway::routing::is_route_key;
 use mcp_gateway::{Config, RegistrySource};
 
 mod openapi;
+mod policy;
 mod scaffold;
 use serde_json::{Value, json};
 
@@ -85,6 +86,11 @@ enum Command {
     Import {
         #[command(subcommand)]
         format: ImportFormat,
+    },
+    /// A route's authorization policies: its Cedar schema, a test table, `.cedar` files.
+    Policy {
+        #[command(subcommand)]
+        command: policy::PolicyCommand,
     },
 }
 
@@ -189,7 +195,7 @@ async fn validate(
             return report;
         }
     };
-    let document: Value = match serde_json::from_slice(&bytes) {
+    let mut document: Value = match serde_json::from_slice(&bytes) {
         Ok(document) => document,
         Err(error) => {
             report.errors.push(ManifestProblem {
@@ -199,12 +205,32 @@ async fn validate(
             return report;
         }
     };
+    // CONTRACT Z9: `.cedar` files next to a local manifest, read as `policy embed` reads them.
+    let mut bytes = bytes;
+    if let RegistrySource::File(path) = &parsed {
+        let base = std::path::Path::new(path)
+            .parent()
+            .unwrap_or(std::path::Path::new("."));
+        match policy::resolve_files(&mut document, base) {
+            Ok(true) => bytes = serde_json::to_vec(&document).unwrap_or_default().into(),
+            Ok(false) => {}
+            Err(reason) => {
+                report.errors.push(ManifestProblem {
+                    path: String::new(),
+                    message: reason,
+                });
+                return report;
+            }
+        }
+    }
+    let mut unreachable = Vec::new();
     match compile_manifest(&document) {
         Err(problems) => report.errors = problems,
         Ok(snapshot) => {
             if let Some(problem) = route.and_then(|key| route_problem(&snapshot, key)) {
                 report.errors.push(problem);
             }
+            unreachable = unreachable_tools(&snapshot);
             // CONTRACT T2: each listed tool's entry, as the gateway writes it from this text,
             // fits on a tools/list page of the deployment's MCP_MAX_RESPONSE_BYTES.
             if let Ok(served) = compile_bytes(&report.source, &bytes) {
@@ -220,6 +246,7 @@ async fn validate(
         }
     }
     report.warnings = portability_warnings(&document);
+    report.warnings.extend(unreachable);
     if prod {
         report.errors.extend(env_secret_errors(&document));
     }
@@ -268,6 +295,37 @@ fn env_secret_errors(document: &Value) -> Vec<ManifestProblem> {
         }
     }
     errors
+}
+
+/// CONTRACT Z9: a tool no policy of its route could permit, for any caller and arguments.
+fn unreachable_tools(snapshot: &Snapshot) -> Vec<ManifestProblem> {
+    let mut keys: Vec<&str> = snapshot.sorted_route_keys();
+    if keys.is_empty() {
+        keys.push("");
+    }
+    let mut warnings = Vec::new();
+    for key in keys {
+        let Some(route) = snapshot.route(key).or_else(|| snapshot.fixed_route(key)) else {
+            continue;
+        };
+        let Some(policies) = route.policies() else {
+            continue;
+        };
+        let at = if key.is_empty() {
+            "authorization".to_string()
+        } else {
+            format!("route '{key}': authorization")
+        };
+        for tool in policies.unreachable_tools() {
+            warnings.push(ManifestProblem {
+                path: at.clone(),
+                message: format!(
+                    "no policy can permit tool '{tool}' for any caller: it is hidden from everyone"
+                ),
+            });
+        }
+    }
+    warnings
 }
 
 /// CONTRACT M1: a route stack's manifest serves its route (a `routes` manifest names it, or a
@@ -353,5 +411,6 @@ async fn main() -> ExitCode {
         Command::Import {
             format: ImportFormat::Openapi(args),
         } => openapi::run(&args).await,
+        Command::Policy { command } => policy::run(&command),
     }
 }

@@ -16,6 +16,7 @@ use super::oauth::{OAuthError, OAuthVerifier};
 use super::resource::ProtectedResource;
 use super::store::{Admission, AdmitRequest, DelegationStore, NegativeCache};
 use super::token::PersonalToken;
+use crate::authz::CallerFacts;
 use crate::config::{AuthMode, RateLimit};
 use crate::policy::AuthRejection;
 
@@ -130,7 +131,7 @@ impl Authenticator {
     }
 
     /// Authenticates a request for `route` (`None` when its path names no well-formed route,
-    /// CONTRACT A2).
+    /// CONTRACT A2): the admitted caller's facts for authorization policies (CONTRACT Z3).
     ///
     /// # Errors
     /// An [`AuthRejection`]: 401 (A6), 403 (scope, A7), 429 (A8) or 503 (A9).
@@ -139,7 +140,7 @@ impl Authenticator {
         headers: &HeaderMap,
         route: Option<&str>,
         record: &mut AuthRecord,
-    ) -> Result<(), AuthRejection> {
+    ) -> Result<CallerFacts, AuthRejection> {
         if self.mode == AuthMode::Misconfigured {
             return Err(Self::unavailable(record, "misconfigured"));
         }
@@ -148,8 +149,12 @@ impl Authenticator {
             Ok(credential) => credential,
             Err(outcome) => return Err(self.unauthorized(record, outcome, presented, route)),
         };
+        let mut facts = CallerFacts::default();
         let key = match credential {
-            Credential::Token(token) => token.store_key(),
+            Credential::Token(token) => {
+                facts.auth = "token";
+                token.store_key()
+            }
             Credential::Jwt(jwt) => {
                 let Some(verifier) = &self.oauth else {
                     return Err(self.unauthorized(record, "malformed", true, route));
@@ -166,6 +171,14 @@ impl Authenticator {
                                 challenge: self.challenge(route, Some("insufficient_scope")),
                             });
                         }
+                        facts = CallerFacts {
+                            auth: "oauth",
+                            subject: token.subject,
+                            groups: token.groups,
+                            scopes: token.scopes,
+                            client_id: token.client_id,
+                            tags: token.tags,
+                        };
                         token.delegation_key
                     }
                     Err(OAuthError::Invalid { .. }) => {
@@ -179,7 +192,7 @@ impl Authenticator {
         };
         let Some(route) = route else {
             record.outcome = "no_route";
-            return Ok(());
+            return Ok(facts);
         };
         if let Some(denial) = self.negative.get(&key) {
             return Err(self.unauthorized(record, denial.label(), true, Some(route)));
@@ -194,10 +207,23 @@ impl Authenticator {
             limit: self.rate_limit,
         };
         match store.admit(request).await {
-            Ok(Admission::Admitted { delegation_id }) => {
+            Ok(Admission::Admitted {
+                delegation_id,
+                groups,
+            }) => {
                 record.outcome = "ok";
+                // CONTRACT Z3: a token's caller is its delegation; an OAuth caller adds its
+                // grant's groups to the claim's.
+                if facts.auth == "token" {
+                    facts.subject.clone_from(&delegation_id);
+                }
+                for group in groups {
+                    if !facts.groups.contains(&group) {
+                        facts.groups.push(group);
+                    }
+                }
                 record.delegation_id = Some(delegation_id);
-                Ok(())
+                Ok(facts)
             }
             Ok(Admission::Denied(denial)) => {
                 // Only a token can never come back: an OAuth subject may be granted later (A4).

@@ -83,7 +83,7 @@ impl DynamoStore {
         &self,
         request: &AdmitRequest<'_>,
         start_window: bool,
-    ) -> Result<Result<String, Option<StoredDelegation>>, StoreError> {
+    ) -> Result<Result<StoredDelegation, Option<StoredDelegation>>, StoreError> {
         let now = request.now_s.to_string();
         let mut update = self
             .client
@@ -132,11 +132,7 @@ impl DynamoStore {
             }
         }
         match update.send().await {
-            Ok(output) => Ok(Ok(output
-                .attributes()
-                .map(read_item)
-                .unwrap_or_default()
-                .delegation_id)),
+            Ok(output) => Ok(Ok(output.attributes().map(read_item).unwrap_or_default())),
             Err(SdkError::ServiceError(service)) => match service.into_err() {
                 UpdateItemError::ConditionalCheckFailedException(refused) => {
                     Ok(Err(refused.item().map(read_item)))
@@ -157,7 +153,12 @@ impl DelegationStore for DynamoStore {
             let mut start_window = false;
             for _ in 0..MAX_WRITES {
                 let old = match self.conditional_update(&request, start_window).await? {
-                    Ok(delegation_id) => return Ok(Admission::Admitted { delegation_id }),
+                    Ok(item) => {
+                        return Ok(Admission::Admitted {
+                            delegation_id: item.delegation_id,
+                            groups: item.groups,
+                        });
+                    }
                     Err(old) => old,
                 };
                 let id = old
@@ -208,6 +209,11 @@ fn read_item(item: &HashMap<String, AttributeValue>) -> StoredDelegation {
         idle_expires_at: n("idle_expires_at").unwrap_or(0),
         window_start: n("rl_window"),
         window_count: n("rl_count").unwrap_or(0),
+        groups: item
+            .get("groups")
+            .and_then(|v| v.as_ss().ok())
+            .cloned()
+            .unwrap_or_default(),
     }
 }
 

@@ -31,6 +31,9 @@ pub struct NewDelegation {
     pub created_at: u64,
     /// A free-text label (`--description`), never the token.
     pub description: Option<String>,
+    /// Groups for authorization policies (`--group`, repeatable; CONTRACT Z3), stored as the
+    /// string set `groups` (left out when empty).
+    pub groups: Vec<String>,
 }
 
 /// Why an administrative store operation failed.
@@ -72,6 +75,12 @@ impl DynamoStore {
             ("ttl".into(), n(delegation.expires_at)),
             ("created_at".into(), n(delegation.created_at)),
         ]);
+        if !delegation.groups.is_empty() {
+            item.insert(
+                "groups".into(),
+                AttributeValue::Ss(delegation.groups.clone()),
+            );
+        }
         if let Some(description) = &delegation.description {
             item.insert("description".into(), AttributeValue::S(description.clone()));
         }

@@ -69,6 +69,16 @@ pub struct VerifiedToken {
     pub delegation_key: String,
     /// The token's scopes (`scope`, space separated, or `scp`; CONTRACT A7).
     pub scopes: Vec<String>,
+    /// `sub`.
+    pub subject: String,
+    /// `client_id`, else `azp`, else empty.
+    pub client_id: String,
+    /// The groups claim (`MCP_OAUTH_GROUPS_CLAIM`) when it is an array of strings, else empty
+    /// (CONTRACT Z3).
+    pub groups: Vec<String>,
+    /// The other claims whose values are strings, for the policies' entity tags (CONTRACT
+    /// Z3); never logged.
+    pub tags: std::collections::BTreeMap<String, String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -83,7 +93,24 @@ struct Claims {
     scope: Option<String>,
     #[serde(default)]
     scp: Option<Vec<String>>,
+    #[serde(flatten)]
+    other: serde_json::Map<String, serde_json::Value>,
 }
+
+/// Registered claims and the ones read above: never entity tags (CONTRACT Z3).
+const NOT_TAGS: &[&str] = &[
+    "iss",
+    "sub",
+    "aud",
+    "exp",
+    "nbf",
+    "iat",
+    "jti",
+    "client_id",
+    "azp",
+    "scope",
+    "scp",
+];
 
 struct CachedKeys {
     set: JwkSet,
@@ -183,9 +210,32 @@ impl OAuthVerifier {
             (None, Some(scp)) => scp,
             (None, None) => Vec::new(),
         };
+        let groups_claim = self.config.groups_claim.as_str();
+        // CONTRACT Z3: only an array of strings is groups; any other shape is none.
+        let groups = match claims.other.get(groups_claim) {
+            Some(serde_json::Value::Array(items))
+                if items.iter().all(serde_json::Value::is_string) =>
+            {
+                items
+                    .iter()
+                    .filter_map(|v| v.as_str().map(String::from))
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
+        let tags = claims
+            .other
+            .iter()
+            .filter(|(name, _)| !NOT_TAGS.contains(&name.as_str()) && name.as_str() != groups_claim)
+            .filter_map(|(name, value)| Some((name.clone(), value.as_str()?.to_string())))
+            .collect();
         Ok(VerifiedToken {
             delegation_key: oauth_key(&claims.iss, &claims.sub, &client_id),
             scopes,
+            subject: claims.sub,
+            client_id,
+            groups,
+            tags,
         })
     }
 

@@ -66,6 +66,9 @@ pub enum Admission {
     Admitted {
         /// The delegation's id (logged; not a secret).
         delegation_id: String,
+        /// The delegation's `groups` (`mcp-admin token create --group`), read from the
+        /// admitting write's returned item (CONTRACT Z3).
+        groups: Vec<String>,
     },
     /// Refused: 401 (CONTRACT A6). Nothing was written.
     Denied(Denial),
@@ -117,6 +120,8 @@ pub struct StoredDelegation {
     pub window_start: Option<u64>,
     /// `rl_count`: requests admitted in that window.
     pub window_count: u64,
+    /// `groups`: the delegation's groups for authorization policies (CONTRACT Z3).
+    pub groups: Vec<String>,
 }
 
 /// What a refused conditional write means.
@@ -220,6 +225,7 @@ mod tests {
             idle_expires_at: 500,
             window_start: Some(120),
             window_count: 2,
+            groups: Vec::new(),
         }
     }
 

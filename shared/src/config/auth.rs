@@ -108,6 +108,9 @@ pub struct OAuthConfig {
     pub required_scopes: Vec<String>,
     /// `MCP_OAUTH_LEEWAY_SECONDS`: clock skew allowed on `exp` and `nbf`, default 60 s.
     pub leeway_s: u64,
+    /// `MCP_OAUTH_GROUPS_CLAIM`: the claim whose array of strings is the caller's `groups`
+    /// for authorization policies, default `groups` (CONTRACT Z3).
+    pub groups_claim: String,
 }
 
 /// Inbound authentication settings.
@@ -235,6 +238,10 @@ impl AuthConfig {
                     .map(|s| split(&s))
                     .unwrap_or_default(),
                 leeway_s,
+                groups_claim: get("MCP_OAUTH_GROUPS_CLAIM")
+                    .map(|s| s.trim().to_string())
+                    .filter(|s| !s.is_empty())
+                    .unwrap_or_else(|| "groups".into()),
             });
         }
         Ok(self)

@@ -1,6 +1,7 @@
 //! Method dispatch: one exhaustive `match` on the method name, one module per method
 //! (STYLE 6; CONTRACT E4, L, T, X, N3, N4).
 
+mod authorize;
 mod credentials;
 mod discover;
 mod initialize;
@@ -11,6 +12,8 @@ mod search_tools;
 mod sent_arguments;
 mod tools_call;
 mod tools_list;
+
+pub(crate) use authorize::hidden_before_dispatch;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -45,6 +48,11 @@ pub(crate) struct Call<'a> {
     pub body: &'a [u8],
     /// The request's trace: what its Tool Service calls carry (CONTRACT O2, O3).
     pub trace: &'a crate::trace::RequestTrace,
+    /// The admitted caller, as a route's policies see it (CONTRACT Z3); `None` without
+    /// authentication (the anonymous caller).
+    pub authorized: Option<&'a crate::authz::CallerFacts>,
+    /// The protocol version the request speaks, for `context.request` (CONTRACT Z2).
+    pub protocol_version: &'a str,
 }
 
 impl Call<'_> {
@@ -68,6 +76,16 @@ impl Call<'_> {
             .or(self.config.instructions.as_deref())
     }
 
+    /// `cacheScope` of a modern list (CONTRACT N4): `private` also on a route with policies,
+    /// whose lists depend on the caller (Z4).
+    fn cache_scope(&self) -> &'static str {
+        if self.route.is_some_and(|route| route.policies().is_some()) {
+            "private"
+        } else {
+            self.config.cache_scope()
+        }
+    }
+
     /// Encodes a whole response body around `result`, with the fields the request's era adds
     /// (CONTRACT N4): none for the legacy era, whose bytes stay exactly as before;
     /// `resultType` and `_meta["io.modelcontextprotocol/serverInfo"]` for the modern era, and
@@ -88,7 +106,7 @@ impl Call<'_> {
                     server_info: &server_info,
                 }),
                 ttl_ms: cache.then_some(self.config.list_ttl_ms),
-                cache_scope: cache.then(|| self.config.cache_scope()),
+                cache_scope: cache.then(|| self.cache_scope()),
             },
         )
     }

@@ -81,7 +81,17 @@ pub(super) fn handle(
         .and_then(|limit| crate::text::whole_number(limit, 1, u64::MAX))
         .and_then(|n| usize::try_from(n).ok())
         .unwrap_or(search.max_results);
-    let found = search.results(route, query, limit);
+    // CONTRACT Z4: only the tools this caller could call.
+    let view = super::authorize::view(call, route);
+    let keep = view
+        .as_ref()
+        .map(|view| move |name: &str| view.visible(name));
+    let found = search.results(
+        route,
+        query,
+        limit,
+        keep.as_ref().map(|k| k as &dyn Fn(&str) -> bool),
+    );
     let text = compact(&found);
     let Ok(structured) = RawValue::from_string(String::from_utf8_lossy(&found).into_owned()) else {
         return MethodOutcome::Error(ErrorObject::internal_error(

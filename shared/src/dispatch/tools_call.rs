@@ -178,11 +178,7 @@ pub(super) async fn handle<I: ToolInvoker>(
         return super::search_tools::handle(call, id, route, search, arguments);
     }
     let tool = match route.tool(name) {
-        None => {
-            return error(ErrorObject::invalid_params(format!(
-                "unknown tool '{name}'"
-            )));
-        }
+        None => return error(super::authorize::unknown_tool(name)),
         Some(ToolLookup::Conflict { active_versions }) => {
             return error(ErrorObject::internal_error(format!(
                 "tool '{name}' has {active_versions} active versions"
@@ -191,6 +187,11 @@ pub(super) async fn handle<I: ToolInvoker>(
         Some(ToolLookup::Active(tool)) => tool,
     };
     if let Err(e) = validate_arguments(tool, arguments) {
+        // CONTRACT Z4: a tool no policy could permit for this caller answers as an unknown
+        // one, whatever its arguments.
+        if super::authorize::hidden(call, route, name) {
+            return error(super::authorize::unknown_tool(name));
+        }
         return error(e);
     }
 
@@ -204,6 +205,10 @@ pub(super) async fn handle<I: ToolInvoker>(
         parsed_text = serde_json::to_string(arguments).unwrap_or_default();
         Sent::read(&parsed_text).unwrap_or(Sent::Object(Vec::new()))
     };
+    // CONTRACT Z4-Z7: decided on the arguments as written, before any Tool Service is called.
+    if let Some(denied) = super::authorize::decide(call, id, route, name, &sent, tool_use) {
+        return denied;
+    }
     let whole_arguments = || Bytes::from(sent.to_vec());
     // CONTRACT O2, O3: the values this call's CLIENT span passes on.
     let span_id = trace::new_span_id();

@@ -2,12 +2,15 @@
 //! pages that fit `MCP_MAX_RESPONSE_BYTES` (and `MCP_LIST_PAGE_SIZE`), cacheable in the modern
 //! era (CONTRACT T1, T2, X8, N4).
 
+use std::collections::HashSet;
+
 use bytes::Bytes;
 use serde_json::{Map, Value};
 
 use super::{Call, MethodOutcome, result};
 use crate::protocol::{ErrorObject, RequestId};
 use crate::registry::Route;
+use crate::registry::list_filter::FilteredList;
 use crate::registry::list_page::CURSOR_LEN;
 use crate::registry::snapshot::EmptyToolsList;
 
@@ -32,12 +35,66 @@ pub(super) fn handle(
         },
         Some(_) => return MethodOutcome::Error(ErrorObject::invalid_params(CURSOR_NOT_STRING)),
     };
-    match page(call, id, route, start) {
+    // CONTRACT Z4: on a route with policies, only the tools this caller could call.
+    let written = match super::authorize::view(call, route) {
+        Some(view) => {
+            let mut listed = route.listed_from(start);
+            let visible: HashSet<String> = view
+                .visible_set(listed.names())
+                .into_iter()
+                .map(String::from)
+                .collect();
+            listed.retain(|name| visible.contains(name));
+            filtered_page(call, id, route, &listed)
+        }
+        None => page(call, id, route, start),
+    };
+    match written {
         Some(body) => result(Bytes::from(body)),
         None => MethodOutcome::Error(ErrorObject::internal_error(
             "the tools/list response could not be written",
         )),
     }
+}
+
+/// [`page`] over the visible tools of a route with policies (CONTRACT Z4, T2): the cursor
+/// names the whole list's index of the first tool not written.
+fn filtered_page(
+    call: &Call<'_>,
+    id: &RequestId,
+    route: &Route,
+    rest: &FilteredList<'_>,
+) -> Option<Vec<u8>> {
+    let budget = call.config.max_response_bytes;
+    let most = call.config.list_page_size.unwrap_or(usize::MAX);
+    let whole = call.encode(id, &EmptyToolsList::default(), true);
+    if rest.len() <= most && whole.len() + rest.entries_len(rest.len()) <= budget {
+        return rest.fill(&whole, rest.len());
+    }
+    let stand_in = "A".repeat(CURSOR_LEN);
+    let sized = call.encode(
+        id,
+        &EmptyToolsList {
+            next_cursor: Some(&stand_in),
+        },
+        true,
+    );
+    let count = rest.fitting(budget.checked_sub(sized.len())?, most);
+    if count == 0 {
+        return None;
+    }
+    let Some(next) = rest.next_start(count) else {
+        return rest.fill(&whole, count);
+    };
+    let cursor = route.list_cursor(next)?;
+    let empty = call.encode(
+        id,
+        &EmptyToolsList {
+            next_cursor: Some(&cursor),
+        },
+        true,
+    );
+    rest.fill(&empty, count)
 }
 
 /// The response with the page of the list that starts at its `start`th tool (CONTRACT T2):

@@ -8,6 +8,7 @@
 pub(crate) mod compile;
 mod endpoint;
 mod lazy_validator;
+pub(crate) mod list_filter;
 pub(crate) mod list_page;
 mod outbound_auth;
 mod portability;

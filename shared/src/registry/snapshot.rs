@@ -101,6 +101,8 @@ pub struct Route {
     pub(crate) list_digest: super::list_page::ListDigest,
     /// The route's `search_tools`, when its manifest enables `toolSearch` (CONTRACT S1).
     pub(crate) search: Option<super::search::ToolSearch>,
+    /// The route's authorization policies, when its manifest has any (CONTRACT Z1).
+    pub(crate) policies: Option<Arc<crate::authz::RoutePolicies>>,
 }
 
 impl Route {
@@ -114,6 +116,12 @@ impl Route {
     #[must_use]
     pub fn search(&self) -> Option<&super::search::ToolSearch> {
         self.search.as_ref()
+    }
+
+    /// The route's authorization policies, when its manifest has any (CONTRACT Z1).
+    #[must_use]
+    pub fn policies(&self) -> Option<&crate::authz::RoutePolicies> {
+        self.policies.as_deref()
     }
 
     /// The `tools/list` result `{"tools": [...]}` over the entries serialized at load
@@ -196,7 +204,7 @@ pub struct ToolsListResult<'a>(&'a [Box<ListEntry>]);
 
 /// Where a JSON-RPC response with the result `{"tools":[]}` has its empty list: the first
 /// place this text stands (the `id` before it cannot hold it: a string escapes its quotes).
-const EMPTY_LIST_RESULT: &[u8] = br#""result":{"tools":[]"#;
+pub(super) const EMPTY_LIST_RESULT: &[u8] = br#""result":{"tools":[]"#;
 
 impl ToolsListResult<'_> {
     /// How many tools the list has.

@@ -24,6 +24,9 @@ pub(super) struct ModernRequest<'a> {
     pub(super) params: Option<&'a Map<String, Value>>,
     /// The resolved route, for the `x-mcp-header` arguments of the called tool.
     pub(super) route: Option<&'a Arc<Route>>,
+    /// Whether a tool of the route is hidden from this caller by its policies (CONTRACT Z4):
+    /// its `Mcp-Param-*` headers are then not checked, as an unknown tool's are not.
+    pub(super) hidden: &'a dyn Fn(&str) -> bool,
 }
 
 /// The version a modern request asks for, as the usage event records it (CONTRACT N7): the
@@ -77,7 +80,9 @@ fn check(
         .and_then(Value::as_object);
     let header_params = match (tool_name, request.route, arguments) {
         (Some(name), Some(route), Some(arguments)) => match route.tool(name) {
-            Some(ToolLookup::Active(tool)) => Some((tool.header_params.as_slice(), arguments)),
+            Some(ToolLookup::Active(tool)) if !(request.hidden)(name) => {
+                Some((tool.header_params.as_slice(), arguments))
+            }
             _ => None,
         },
         _ => None,

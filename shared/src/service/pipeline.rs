@@ -13,8 +13,9 @@ use super::modern::{self, ModernRequest};
 use super::respond::Reply;
 use super::{Gateway, InvocationContext, RequestBody};
 use crate::auth::{AuthRecord, Authenticator};
+use crate::authz::CallerFacts;
 use crate::config::RoutingMode;
-use crate::dispatch::{Call, MethodOutcome, dispatch};
+use crate::dispatch::{Call, MethodOutcome, dispatch, hidden_before_dispatch};
 use crate::invoke::ToolInvoker;
 use crate::policy::{self, Correlation, HttpRejection};
 use crate::protocol::{Era, Message, declared_version, methods, parse_message};
@@ -58,11 +59,15 @@ impl<I: ToolInvoker> Gateway<I> {
                 Err(rejection) => Reply::Rejected(rejection.into()),
             };
         }
-        if let Some(auth) = &self.auth
-            && let Some(reply) = self.authenticate(auth, parts, usage).await
-        {
-            return reply;
-        }
+        // CONTRACT Z3: the caller a route's policies see; `None` (anonymous) without
+        // authentication, built only when a route's policies ask.
+        let authorized = match &self.auth {
+            None => None,
+            Some(auth) => match self.authenticate(auth, parts, usage).await {
+                Ok(facts) => Some(facts),
+                Err(reply) => return reply,
+            },
+        };
         let Some(target) = route_target(&config.endpoint_path, config.routing, parts.uri.path())
         else {
             return Reply::Rejected(HttpRejection::NotFound.into());
@@ -158,12 +163,19 @@ impl<I: ToolInvoker> Gateway<I> {
                 let (Some(id), Some(method)) = (&id, &method) else {
                     return Reply::Accepted;
                 };
+                let version = usage.protocol_version.as_deref().unwrap_or_default();
+                let hidden = |name: &str| {
+                    route.is_some_and(|route| {
+                        hidden_before_dispatch(route, authorized.as_ref(), &caller, version, name)
+                    })
+                };
                 let request = ModernRequest {
                     headers,
                     id,
                     method,
                     params: params.as_ref(),
                     route,
+                    hidden: &hidden,
                 };
                 if let Some(reply) = modern::admit(config, &request) {
                     return reply;
@@ -184,6 +196,8 @@ impl<I: ToolInvoker> Gateway<I> {
             era,
             body: &body,
             trace,
+            authorized: authorized.as_ref(),
+            protocol_version: usage.protocol_version.as_deref().unwrap_or_default(),
         };
         match dispatch(
             &call,
@@ -222,20 +236,20 @@ impl<I: ToolInvoker> Gateway<I> {
     }
 
     /// The authentication chain (after Host, before the method check): the protected-resource
-    /// metadata, unauthenticated and not counted, then the credential. `None` lets the request
-    /// go on.
+    /// metadata, unauthenticated and not counted, then the credential. `Ok` lets the request
+    /// go on with the admitted caller's facts (CONTRACT Z3).
     async fn authenticate(
         &self,
         auth: &Authenticator,
         parts: &Parts,
         usage: &mut UsageEvent,
-    ) -> Option<Reply> {
+    ) -> Result<CallerFacts, Reply> {
         let path = parts.uri.path();
         usage.auth = Some(auth.mode().label());
         // Discovery paths are never challenged: a 401 there sends clients into OAuth discovery.
         if path.starts_with("/.well-known/") {
             usage.auth_record.outcome = "discovery";
-            return Some(self.metadata(auth, parts));
+            return Err(self.metadata(auth, parts));
         }
         let route = match route_target(&self.config.endpoint_path, self.config.routing, path) {
             Some(target) => target.key(&self.config.endpoint_path),
@@ -244,9 +258,7 @@ impl<I: ToolInvoker> Gateway<I> {
         let mut record = AuthRecord::default();
         let result = auth.authenticate(&parts.headers, route, &mut record).await;
         usage.auth_record = record;
-        result
-            .err()
-            .map(|rejection| Reply::Rejected(rejection.into()))
+        result.map_err(|rejection| Reply::Rejected(rejection.into()))
     }
 
     /// RFC 9728 metadata of a route in the OAuth modes; a JSON 404 in token mode and for any

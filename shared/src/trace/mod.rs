@@ -114,7 +114,7 @@ impl Tracing {
             let ended = SystemTime::now();
             let mut spans = Vec::with_capacity(2);
             if let Some(call) = &usage.tool.span {
-                spans.push(spans::client_span(decision, call));
+                spans.push(spans::client_span(decision, call, usage.tool.decision));
             }
             spans.push(spans::server_span(trace, decision, usage, ended));
             sink.submit(spans);

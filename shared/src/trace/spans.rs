@@ -151,6 +151,10 @@ pub(super) fn server_span(
     if let (Some(route), true) = (&usage.route, usage.route_checked) {
         attributes.push(KeyValue::new("mcp_gateway.route", route.clone()));
     }
+    // CONTRACT Z10: the policies' decision on a route with policies.
+    if let Some(authz) = usage.tool.decision {
+        attributes.push(KeyValue::new(AUTHZ_DECISION, authz));
+    }
     attributes.push(KeyValue::new("network.transport", "tcp"));
     attributes.push(KeyValue::new("network.protocol.name", "http"));
     attributes.push(KeyValue::new(
@@ -202,9 +206,20 @@ pub(super) fn server_span(
     }
 }
 
-/// The CLIENT span of one Tool Service call, a child of the SERVER span (CONTRACT O4).
-pub(super) fn client_span(decision: Decision, call: &ToolCallSpan) -> SpanData {
-    let mut attributes = Vec::with_capacity(8);
+/// The span attribute of a policies' decision (CONTRACT Z10).
+const AUTHZ_DECISION: &str = "mcp_gateway.authorization.decision";
+
+/// The CLIENT span of one Tool Service call, a child of the SERVER span (CONTRACT O4), with the
+/// decision that let it through on a route with policies (Z10).
+pub(super) fn client_span(
+    decision: Decision,
+    call: &ToolCallSpan,
+    authz: Option<&'static str>,
+) -> SpanData {
+    let mut attributes = Vec::with_capacity(9);
+    if let Some(authz) = authz {
+        attributes.push(KeyValue::new(AUTHZ_DECISION, authz));
+    }
     let name: Cow<'static, str> = match &call.target {
         CallTarget::Http { method, host, port } => {
             attributes.push(KeyValue::new("http.request.method", method.clone()));

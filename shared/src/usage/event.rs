@@ -58,6 +58,12 @@ pub struct ToolUse {
     pub tool_ms: Option<u64>,
     /// The call as its CLIENT span records it (CONTRACT O4), when a Tool Service was called.
     pub span: Option<crate::trace::ToolCallSpan>,
+    /// `decision` on a route with authorization policies: `allow`, `deny`, `shadow_deny` or
+    /// `error` (CONTRACT Z10).
+    pub decision: Option<&'static str>,
+    /// `policies`: the ids of the determining policies, space separated (CONTRACT Z10); never
+    /// an argument value.
+    pub policies: Option<String>,
 }
 
 /// The fields of one usage event, filled in as the request moves through the checks.
@@ -125,7 +131,8 @@ impl UsageEvent {
     /// `method`, `tool`, `tool_ms`, `outcome`, `status`, `code`, `rejection`, `era`,
     /// `protocol_version`, `cors`, `duration_ms`,
     /// `guid`, `x_request_id`, `trace_id` (CONTRACT U3), and with authentication on `auth`, `auth_outcome`,
-    /// `delegation_id`, `retry_after` (seconds). Absent values are left out. With
+    /// `delegation_id`, `retry_after` (seconds), and on a route with policies `decision` and
+    /// `policies` (CONTRACT Z10). Absent values are left out. With
     /// [`LogFormat::Json`](crate::telemetry::LogFormat::Json) it becomes one EMF document
     /// ([`super::UsageMetricsLayer`]).
     pub fn emit(&self, duration: Duration) {
@@ -155,6 +162,8 @@ impl UsageEvent {
             delegation_id = self.auth_record.delegation_id.as_deref(),
             retry_after = self.auth_record.retry_after_s,
             trace_id = self.trace_id.as_deref(),
+            decision = self.tool.decision,
+            policies = self.tool.policies.as_deref(),
             "request"
         );
     }

@@ -154,7 +154,7 @@ mod tests {
         event.tool = ToolUse {
             name: Some("search_documents".into()),
             tool_ms: Some(3),
-            span: None,
+            ..ToolUse::default()
         };
         event.trace_id = Some("4bf92f3577b34da6a3ce929d0e0e4736".into());
         event.era = Some(crate::protocol::Era::Modern);

@@ -15,11 +15,12 @@
 //! | `RateLimited` (1 for a 429, else 0), `ColdStarts` (1 on an instance's first request, else 0) | Count | `Route` |
 //! | `ToolCalls`, `ToolErrors` (1 or 0) | Count | `Route`, `Tool` |
 //! | `ToolLatency` (the Tool Service call) | Milliseconds | `Route`, `Tool` |
+//! | `PolicyDenials` (1 for a call a route's policies denied, `shadow_deny` included) | Count | `Route`, `Tool` |
 //!
 //! Dimension values are bounded so that no client can mint metrics: `Method` is a method the
 //! gateway knows, `notification`, `other` or `none`; `Route` is a registered route or `none`;
 //! `Outcome` is an outcome label; `Tool` exists only when a Tool Service was called, so it is
-//! a tool of the snapshot. Tool metrics exist only for requests that reached a Tool Service:
+//! a tool of the snapshot, as is a decided call's. Tool metrics exist only for requests that reached a Tool Service:
 //! an Origin rejection, for instance, is a failed request and never tool use.
 
 use std::time::SystemTime;
@@ -100,6 +101,8 @@ impl Entry for Document<'_> {
             ("auth_outcome", &r.auth_outcome),
             ("delegation_id", &r.delegation_id),
             ("trace_id", &r.trace_id),
+            ("decision", &r.decision),
+            ("policies", &r.policies),
         ] {
             if let Some(value) = value {
                 writer.value(name, value.as_str());
@@ -142,6 +145,14 @@ impl Entry for Document<'_> {
             writer.value("ToolErrors", &NoMetric::from(failed));
             writer.value("ToolLatency", &NoMetric::from(tool_ms));
         }
+        if let (true, Some(tool)) = (r.is_policy_denial(), r.tool.as_deref()) {
+            // CONTRACT Z10: declared by the denial directive only; the tool is one the route's
+            // policies decided on, a tool of the snapshot.
+            if r.tool_dimension().is_none() {
+                writer.value("Tool", tool);
+            }
+            writer.value("PolicyDenials", &NoMetric::from(1_u64));
+        }
     }
 }
 
@@ -151,6 +162,10 @@ pub struct EmfFormatter {
     requests: Emf,
     /// Request metrics and the tool directive, for requests that called a Tool Service.
     with_tool: Emf,
+    /// Request metrics and the denial directive (CONTRACT Z10).
+    with_denial: Emf,
+    /// Both: a call shadow mode let through although its policies denied it.
+    with_tool_and_denial: Emf,
 }
 
 impl std::fmt::Debug for EmfFormatter {
@@ -180,27 +195,39 @@ impl EmfFormatter {
                 .collect(),
             namespace,
         };
-        let requests = Emf::builder(namespace.to_string(), dimensions.clone())
-            .directive(route_directive())
-            .build();
-        let with_tool = Emf::builder(namespace.to_string(), dimensions)
-            .directive(route_directive())
-            .directive(MetricDirective {
-                dimensions: vec![TOOL_DIMENSIONS.to_vec()],
-                metrics: vec![
-                    metric("ToolCalls", Unit::Count),
-                    metric("ToolErrors", Unit::Count),
-                    metric(
-                        "ToolLatency",
-                        Unit::Second(metrique_writer::unit::NegativeScale::Milli),
-                    ),
-                ],
-                namespace,
-            })
-            .build();
+        let tool_directive = || MetricDirective {
+            dimensions: vec![TOOL_DIMENSIONS.to_vec()],
+            metrics: vec![
+                metric("ToolCalls", Unit::Count),
+                metric("ToolErrors", Unit::Count),
+                metric(
+                    "ToolLatency",
+                    Unit::Second(metrique_writer::unit::NegativeScale::Milli),
+                ),
+            ],
+            namespace,
+        };
+        let denial_directive = || MetricDirective {
+            dimensions: vec![TOOL_DIMENSIONS.to_vec()],
+            metrics: vec![metric("PolicyDenials", Unit::Count)],
+            namespace,
+        };
+        let build = |tool: bool, denial: bool| {
+            let mut builder = Emf::builder(namespace.to_string(), dimensions.clone())
+                .directive(route_directive());
+            if tool {
+                builder = builder.directive(tool_directive());
+            }
+            if denial {
+                builder = builder.directive(denial_directive());
+            }
+            builder.build()
+        };
         Self {
-            requests,
-            with_tool,
+            requests: build(false, false),
+            with_tool: build(true, false),
+            with_denial: build(false, true),
+            with_tool_and_denial: build(true, true),
         }
     }
 
@@ -214,10 +241,12 @@ impl EmfFormatter {
         timestamp: SystemTime,
         out: &mut Vec<u8>,
     ) -> Result<(), String> {
-        let emf = if record.tool_dimension().is_some() {
-            &mut self.with_tool
-        } else {
-            &mut self.requests
+        let denial = record.is_policy_denial() && record.tool.is_some();
+        let emf = match (record.tool_dimension().is_some(), denial) {
+            (true, true) => &mut self.with_tool_and_denial,
+            (true, false) => &mut self.with_tool,
+            (false, true) => &mut self.with_denial,
+            (false, false) => &mut self.requests,
         };
         let start = out.len();
         let document = Document { record, timestamp };

@@ -1,4 +1,4 @@
-//! Unit tests of the EMF document of a usage event (CONTRACT U1, C6).
+//! Unit tests of the EMF document of a usage event (CONTRACT U1, C6, Z10).
 
 use std::time::{Duration, UNIX_EPOCH};
 
@@ -292,4 +292,37 @@ fn c6_strings_are_json_escaped_inside_the_document() {
     let doc = document(&record);
     assert_eq!(doc["method"], "a\"b\\c\nd\u{0}é");
     assert_eq!(doc["Method"], "other");
+}
+
+#[test]
+fn z10_a_policy_denial_is_counted_per_route_and_tool_with_its_decision_and_policies() {
+    for (tool_ms, decision) in [(None, "deny"), (None, "error"), (Some(3), "shadow_deny")] {
+        let denied = UsageRecord {
+            tool: Some("refund".into()),
+            tool_ms,
+            decision: Some(decision.into()),
+            policies: Some("big-refunds".into()),
+            ..record()
+        };
+        let doc = document(&denied);
+        assert_emf_spec(&doc);
+        assert_eq!(doc["PolicyDenials"], 1, "{doc}");
+        assert_eq!(doc["Tool"], "refund");
+        assert_eq!(doc["decision"], decision);
+        assert_eq!(doc["policies"], "big-refunds");
+        let directives = doc["_aws"]["CloudWatchMetrics"].as_array().unwrap();
+        assert!(
+            directives
+                .iter()
+                .any(|d| d["Metrics"][0]["Name"] == "PolicyDenials"
+                    && d["Dimensions"] == json!([["Route", "Tool"]]))
+        );
+    }
+    let allowed = UsageRecord {
+        decision: Some("allow".into()),
+        ..record()
+    };
+    let doc = document(&allowed);
+    assert!(doc.get("PolicyDenials").is_none(), "{doc}");
+    assert_eq!(doc["decision"], "allow");
 }

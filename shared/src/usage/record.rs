@@ -48,6 +48,10 @@ pub struct UsageRecord {
     /// `trace_id`: the W3C trace id of the request's span, 32 lowercase hex digits (CONTRACT
     /// U3, O1).
     pub trace_id: Option<String>,
+    /// `decision`: the policies' decision on a route with policies (CONTRACT Z10).
+    pub decision: Option<String>,
+    /// `policies`: the determining policies' ids (CONTRACT Z10).
+    pub policies: Option<String>,
     /// Whether this is the first request the instance served (the `ColdStarts` metric); set by
     /// the layer that writes the document, not a log field.
     pub cold_start: bool,
@@ -97,6 +101,16 @@ impl UsageRecord {
         self.tool_ms.and(self.tool.as_deref())
     }
 
+    /// Whether a route's policies denied the call (or would have, in shadow mode): the
+    /// `PolicyDenials` metric (CONTRACT Z10).
+    #[must_use]
+    pub fn is_policy_denial(&self) -> bool {
+        matches!(
+            self.decision.as_deref(),
+            Some("deny" | "error" | "shadow_deny")
+        )
+    }
+
     pub(super) fn is_failure(&self) -> bool {
         matches!(self.outcome_dimension(), "rpc_error" | "http_error")
     }
@@ -119,6 +133,8 @@ impl tracing::field::Visit for UsageRecord {
             "auth_outcome" => &mut self.auth_outcome,
             "delegation_id" => &mut self.delegation_id,
             "trace_id" => &mut self.trace_id,
+            "decision" => &mut self.decision,
+            "policies" => &mut self.policies,
             _ => return,
         };
         *slot = Some(value.to_string());

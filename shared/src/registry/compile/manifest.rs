@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use super::authorization::compile_authorization;
 use super::problems::{ManifestProblem, Problems, join, optional_string};
 use super::threads::{CompiledTool, ToolsInput, compile_tools};
 use super::tool_search::compile_tool_search;
@@ -220,6 +221,11 @@ fn compile_route(
             }
         });
     }
+    // CONTRACT Z1, Z8: the policies against the schema of the tools callable on the route.
+    let policies = compile_authorization(route, key.as_deref(), path, &active, &outcomes, problems);
+    if problems.0.len() > before {
+        return None;
+    }
     // Each listed tool's entry was written once, when it was compiled (STYLE 10): its schemas
     // as the manifest's own texts; the route keeps the entries and `tools/list` writes them out
     // in turn. Joined into one text here, they would be copied once more into fresh memory,
@@ -242,6 +248,7 @@ fn compile_route(
         tools_list,
         list_digest: crate::registry::list_page::ListDigest::default(),
         search,
+        policies,
     })
 }
 

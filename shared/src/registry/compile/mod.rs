@@ -7,6 +7,7 @@
 //! - `tool`: one tool, its schemas and public `tools/list` fields;
 //! - `meta`: a tool's `_meta` (endpoint, method, timeout, result format, version, active);
 //! - `auth`: a tool's `_meta.auth`, its outbound credential (CONTRACT M5);
+//! - `authorization`: a route's Cedar policies (CONTRACT Z1, Z8);
 //! - `header_params`: a tool's `x-mcp-header` annotations (CONTRACT N6);
 //! - `rest`: a REST-shaped tool's `_meta.parameters` and endpoint template (CONTRACT M2);
 //! - `token`: HTTP header names (RFC 9110 `token`);
@@ -43,6 +44,7 @@ macro_rules! scalars_are {
 }
 
 mod auth;
+mod authorization;
 mod first_pass;
 mod header_params;
 mod list_entry;

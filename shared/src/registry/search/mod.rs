@@ -106,9 +106,16 @@ impl ToolSearch {
 
     /// The result `{"tools":[…]}` of a search of `route` for `query`: at most `limit` entries,
     /// best first, each as `tools/list` writes it (CONTRACT S3, S4). The index is built on the
-    /// first search of the instance.
+    /// first search of the instance. With `keep`, only the tools it accepts (by name) are
+    /// results, `limit` counted over them (CONTRACT Z4).
     #[must_use]
-    pub(crate) fn results(&self, route: &Route, query: &str, limit: usize) -> Vec<u8> {
+    pub(crate) fn results(
+        &self,
+        route: &Route,
+        query: &str,
+        limit: usize,
+        keep: Option<&dyn Fn(&str) -> bool>,
+    ) -> Vec<u8> {
         let index = self.index.get_or_init(|| {
             let texts: Vec<Vec<u8>> = self
                 .documents
@@ -125,17 +132,21 @@ impl ToolSearch {
         });
         let mut out = Vec::with_capacity(1024);
         out.extend_from_slice(br#"{"tools":["#);
-        for (n, doc) in index.search(query, limit).into_iter().enumerate() {
-            if let Some(entry) = self
-                .documents
-                .get(doc)
-                .and_then(|&at| self.entry(route, at))
-            {
-                if n > 0 {
-                    out.push(b',');
-                }
-                entry.write_to(&mut out);
+        let ranked = index.search(query, if keep.is_some() { usize::MAX } else { limit });
+        let entries = ranked
+            .into_iter()
+            .filter_map(|doc| {
+                self.documents
+                    .get(doc)
+                    .and_then(|&at| self.entry(route, at))
+            })
+            .filter(|entry| keep.is_none_or(|keep| entry.name().is_some_and(|name| keep(&name))))
+            .take(limit);
+        for (n, entry) in entries.enumerate() {
+            if n > 0 {
+                out.push(b',');
             }
+            entry.write_to(&mut out);
         }
         out.extend_from_slice(b"]}");
         out

@@ -1,0 +1,171 @@
+//! `mcp-manifest` on a route's authorization policies (CONTRACT Z8, Z9): `validate` reports
+//! policy problems and warns about a tool no policy can reach, `policy schema` prints the
+//! route's Cedar schema, `policy test` runs a table of expected decisions, and `.cedar` files
+//! next to the manifest are read by every command and written in by `policy embed`.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::{Value, json};
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_mcp-manifest"))
+        .args(args)
+        .output()
+        .expect("mcp-manifest runs");
+    (
+        output.status.code().expect("exit code"),
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
+}
+
+const POLICIES: &str = r#"@id("hr-reports")
+permit(principal, action == Gateway::Action::"payroll_report", resource)
+when { principal.groups.contains("hr") };
+
+@id("refunds")
+permit(principal, action == Gateway::Action::"refund", resource);
+
+@id("big-refunds")
+@reason("refunds above 500 need a person")
+forbid(principal, action == Gateway::Action::"refund", resource)
+when { context.input.amount.greaterThan(decimal("500.0")) };
+"#;
+
+/// A folder with `manifest.json` whose route reads its policies from `route.cedar`.
+fn folder(name: &str, policies: &str) -> PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("mcp-manifest-policy-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let tool = |name: &str, properties: Value| {
+        let required: Vec<&str> = properties
+            .get("amount")
+            .map(|_| "amount")
+            .into_iter()
+            .collect();
+        json!({"name": name, "description": format!("{name} tool"),
+               "inputSchema": {"type": "object", "properties": properties, "required": required},
+               "_meta": {"endpoint": format!("https://tools.example.internal/{name}")}})
+    };
+    let manifest = json!({"manifestVersion": 1, "routes": [{"routeKey": "core",
+        "tools": [
+            tool("refund", json!({"amount": {"type": "number"}, "currency": {"type": "string"}})),
+            tool("payroll_report", json!({"month": {"type": "string"}})),
+            tool("delete_everything", json!({})),
+        ],
+        "authorization": {"mode": "enforce", "policies": {"file": "route.cedar"}}}]});
+    std::fs::write(dir.join("manifest.json"), manifest.to_string()).unwrap();
+    std::fs::write(dir.join("route.cedar"), policies).unwrap();
+    dir
+}
+
+fn path(dir: &std::path::Path, file: &str) -> String {
+    dir.join(file).to_string_lossy().into_owned()
+}
+
+#[test]
+fn z9_validate_reads_the_cedar_file_and_warns_about_a_tool_no_policy_can_reach() {
+    let dir = folder("good", POLICIES);
+    let (code, out, _) = run(&["validate", &path(&dir, "manifest.json")]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.lines().any(|l| l
+            == "warning: route 'core': authorization: no policy can permit tool \
+                'delete_everything' for any caller: it is hidden from everyone"),
+        "{out}"
+    );
+}
+
+#[test]
+fn z8_validate_reports_a_policy_that_does_not_validate_with_its_id() {
+    let dir = folder(
+        "bad",
+        r#"@id("typo") permit(principal, action == Gateway::Action::"refund", resource) when { context.input.amout == 1 };"#,
+    );
+    let (code, out, _) = run(&["validate", &path(&dir, "manifest.json")]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("error: routes[0].authorization.policies: for policy `typo`, ")),
+        "{out}"
+    );
+}
+
+#[test]
+fn z9_policy_schema_prints_the_routes_cedarschema() {
+    let dir = folder("schema", POLICIES);
+    let (code, out, err) = run(&[
+        "policy",
+        "schema",
+        &path(&dir, "manifest.json"),
+        "--route",
+        "core",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    for part in [
+        "namespace Gateway",
+        "entity Caller",
+        "tags String",
+        r#"action "refund" in [Action::"call_tool"]"#,
+        "amount: decimal",
+        "currency?: String",
+        "employeeNo?: String",
+    ] {
+        assert!(out.contains(part), "missing {part:?} in\n{out}");
+    }
+}
+
+#[test]
+fn z9_policy_test_runs_the_table_and_fails_on_an_unexpected_decision() {
+    let dir = folder("test", POLICIES);
+    let table = |expect_small: &str| {
+        json!({"manifest": "manifest.json", "route": "core", "cases": [
+            {"name": "small refund", "tool": "refund", "arguments": {"amount": 20}, "expect": expect_small},
+            {"name": "big refund", "tool": "refund", "arguments": {"amount": 900}, "expect": "deny"},
+            {"name": "inexact refund", "tool": "refund", "arguments": {"amount": 1.00001}, "expect": "error"},
+            {"name": "hr reads payroll", "caller": {"auth": "token", "subject": "d-1", "groups": ["hr"]},
+             "tool": "payroll_report", "expect": "allow"},
+            {"name": "others do not see payroll", "tool": "payroll_report", "expect": "hidden"}
+        ]})
+    };
+    std::fs::write(dir.join("cases.json"), table("allow").to_string()).unwrap();
+    let (code, out, err) = run(&["policy", "test", &path(&dir, "cases.json")]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.ends_with("5 passed, 0 failed\n"), "{out}");
+    std::fs::write(dir.join("cases.json"), table("deny").to_string()).unwrap();
+    let (code, out, _) = run(&["policy", "test", &path(&dir, "cases.json")]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("FAIL: small refund: expected deny, got allow (policies: refunds)"),
+        "{out}"
+    );
+}
+
+#[test]
+fn z9_policy_embed_writes_the_file_into_the_manifest_which_the_gateway_then_loads() {
+    let dir = folder("embed", POLICIES);
+    let out_path = path(&dir, "upload.json");
+    let (code, _, err) = run(&[
+        "policy",
+        "embed",
+        &path(&dir, "manifest.json"),
+        "--output",
+        &out_path,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out_path).unwrap()).unwrap();
+    assert_eq!(written["routes"][0]["authorization"]["policies"], POLICIES);
+    let (code, out, _) = run(&["validate", &out_path]);
+    assert_eq!(code, 0, "{out}");
+    // The gateway itself loads text only: a file reference is a load problem.
+    let unresolved: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    let problems = mcp_gateway::registry::compile_manifest(&unresolved).unwrap_err();
+    assert_eq!(
+        problems[0].to_string(),
+        "routes[0].authorization.policies: a policies file is read by mcp-manifest: run \
+         `mcp-manifest policy embed` and load the manifest it writes"
+    );
+}

@@ -1,0 +1,289 @@
+//! Decisions (CONTRACT Z4–Z7): deny unless a permit applies, a forbid wins, any evaluation
+//! error denies; and whether a tool is visible to a caller at all, whatever its arguments.
+//!
+//! Cedar's authorizer skips a policy whose condition errors and decides on the others, so a
+//! forbid that errors would let a call through: here any error in the diagnostics denies (Z5).
+//! Visibility asks Cedar's partial evaluation with `context.input` unknown: a tool is hidden
+//! when the answer is a definite deny, or when a policy errors on the caller's facts alone
+//! (then every call of it errors, and so is denied). An error behind an unknown stays a
+//! residual, so no tool is hidden that some arguments could make permitted (Z4).
+
+use std::collections::HashSet;
+
+use cedar_policy::{
+    Authorizer, Context, Decision as CedarDecision, Entities, Entity, EntityUid, PolicyId, Request,
+    RequestBuilder, RestrictedExpression,
+};
+
+use super::caller::{CallerFacts, RequestFacts};
+use super::context::{ArgumentText, InputError, input_expression};
+use super::policies::{RoutePolicies, uid};
+
+/// How a call was decided (CONTRACT Z10: the usage event's `decision`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DecisionKind {
+    /// A permit applies and no forbid does.
+    Allow,
+    /// No permit applies, or a forbid does.
+    Deny,
+    /// A policy could not be evaluated, or an argument cannot be held exactly: denied (Z5).
+    Error,
+}
+
+/// The decision on one `tools/call` (CONTRACT Z4–Z6).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decision {
+    /// What was decided.
+    pub kind: DecisionKind,
+    /// The determining policies' ids: the permits of an allow, the forbids of a deny, the
+    /// erroring policies of an error; in the text's order.
+    pub policies: Vec<String>,
+    /// The text of the `isError` result of a denied call: starts `Tool call denied`, names the
+    /// deciding forbid's `@id` and its `@reason`, never the policy text (Z6).
+    pub denial: String,
+}
+
+impl Decision {
+    /// The usage event's `decision` label (CONTRACT Z10): `allow`, `deny`, `shadow_deny` (a
+    /// deny or error under shadow mode) or `error`.
+    #[must_use]
+    pub fn label(&self, shadow: bool) -> &'static str {
+        match (self.kind, shadow) {
+            (DecisionKind::Allow, _) => "allow",
+            (_, true) => "shadow_deny",
+            (DecisionKind::Deny, false) => "deny",
+            (DecisionKind::Error, false) => "error",
+        }
+    }
+}
+
+/// Built once per request: the caller's entity and the request facts (CONTRACT Z3).
+#[derive(Debug)]
+pub struct CallerView<'a> {
+    policies: &'a RoutePolicies,
+    caller: EntityUid,
+    entity: Entity,
+    request: RestrictedExpression,
+}
+
+impl RoutePolicies {
+    /// The caller and request as the policies see them (CONTRACT Z2, Z3).
+    #[must_use]
+    pub fn view(&self, caller: &CallerFacts, request: &RequestFacts<'_>) -> Option<CallerView<'_>> {
+        let uid = uid("Caller", &caller.subject);
+        let strings = |values: &[String]| {
+            RestrictedExpression::new_set(
+                values.iter().cloned().map(RestrictedExpression::new_string),
+            )
+        };
+        let attributes = [
+            (
+                "auth".to_string(),
+                RestrictedExpression::new_string(caller.auth.into()),
+            ),
+            (
+                "subject".into(),
+                RestrictedExpression::new_string(caller.subject.clone()),
+            ),
+            ("groups".into(), strings(&caller.groups)),
+            ("scopes".into(), strings(&caller.scopes)),
+            (
+                "clientId".into(),
+                RestrictedExpression::new_string(caller.client_id.clone()),
+            ),
+        ];
+        let tags = caller
+            .tags
+            .iter()
+            .map(|(k, v)| (k.clone(), RestrictedExpression::new_string(v.clone())));
+        let entity = Entity::new_with_tags(uid.clone(), attributes, [], tags).ok()?;
+        let mut fields = vec![(
+            "protocolVersion".to_string(),
+            RestrictedExpression::new_string(request.protocol_version.into()),
+        )];
+        for (name, value) in [
+            ("employeeNo", request.employee_no),
+            ("virtualEmployeeNo", request.virtual_employee_no),
+        ] {
+            if let Some(value) = value {
+                fields.push((name.into(), RestrictedExpression::new_string(value.into())));
+            }
+        }
+        let request = RestrictedExpression::new_record(fields).ok()?;
+        Some(CallerView {
+            policies: self,
+            caller: uid,
+            entity,
+            request,
+        })
+    }
+}
+
+impl CallerView<'_> {
+    fn entities(&self, actions: &[&Entity]) -> Option<Entities> {
+        let p = self.policies;
+        let all = [self.entity.clone(), p.route.clone(), p.call_tool.clone()]
+            .into_iter()
+            .chain(actions.iter().map(|&a| a.clone()));
+        Entities::from_entities(all, None).ok()
+    }
+
+    /// Whether some policy could permit `tool` for this caller, whatever the arguments
+    /// (CONTRACT Z4). A tool the route's policies do not know (the gateway's `search_tools`) is
+    /// visible; under shadow mode every tool is (Z7).
+    #[must_use]
+    pub fn visible(&self, tool: &str) -> bool {
+        let p = self.policies;
+        let Some(action) = p.tools.get(tool) else {
+            return true;
+        };
+        if p.mode == super::Mode::Shadow {
+            return true;
+        }
+        let Some(entities) = self.entities(&[&action.entity]) else {
+            return false;
+        };
+        self.visible_in(action, &entities)
+    }
+
+    /// The subset of `tools` visible to this caller (CONTRACT Z4), for lists: one entity
+    /// store for all of them.
+    #[must_use]
+    pub fn visible_set<'t>(&self, tools: impl IntoIterator<Item = &'t str>) -> HashSet<&'t str> {
+        let p = self.policies;
+        let tools: Vec<&str> = tools.into_iter().collect();
+        if p.mode == super::Mode::Shadow {
+            return tools.into_iter().collect();
+        }
+        let actions: Vec<&Entity> = tools
+            .iter()
+            .filter_map(|t| p.tools.get(*t).map(|a| &a.entity))
+            .collect();
+        let Some(entities) = self.entities(&actions) else {
+            return HashSet::new();
+        };
+        tools
+            .into_iter()
+            .filter(|t| {
+                p.tools
+                    .get(*t)
+                    .is_none_or(|a| self.visible_in(a, &entities))
+            })
+            .collect()
+    }
+
+    fn visible_in(&self, action: &super::policies::ToolAction, entities: &Entities) -> bool {
+        let p = self.policies;
+        let context = Context::from_pairs([
+            (
+                "input".to_string(),
+                RestrictedExpression::new_unknown("input"),
+            ),
+            ("request".to_string(), self.request.clone()),
+        ]);
+        let Ok(context) = context else { return false };
+        let request = RequestBuilder::default()
+            .principal(self.caller.clone())
+            .action(action.uid.clone())
+            .resource(p.route.uid())
+            .context(context)
+            .build();
+        let partial = Authorizer::new().is_authorized_partial(&request, &action.policies, entities);
+        partial.decision() != Some(CedarDecision::Deny)
+            && partial.definitely_errored().next().is_none()
+    }
+
+    /// Decides a call of `tool` with `arguments` (CONTRACT Z4, Z5, Z6): `None` for a tool the
+    /// route's policies do not know (the gateway's `search_tools`).
+    #[must_use]
+    pub fn decide<A: ArgumentText>(&self, tool: &str, arguments: &A) -> Option<Decision> {
+        let p = self.policies;
+        let action = p.tools.get(tool)?;
+        let error = |denial: String, policies: Vec<String>| Decision {
+            kind: DecisionKind::Error,
+            policies,
+            denial,
+        };
+        let input = match input_expression(&action.input, arguments) {
+            Ok(input) => input,
+            Err(e @ (InputError::Inexact { .. } | InputError::Mistyped { .. })) => {
+                return Some(error(format!("Tool call denied: {e}"), Vec::new()));
+            }
+        };
+        let evaluation_error = || {
+            error(
+                "Tool call denied: the policies could not be evaluated for this call".into(),
+                Vec::new(),
+            )
+        };
+        let Some(entities) = self.entities(&[&action.entity]) else {
+            return Some(evaluation_error());
+        };
+        let context = Context::from_pairs([
+            ("input".to_string(), input),
+            ("request".to_string(), self.request.clone()),
+        ]);
+        let Ok(context) = context else {
+            return Some(evaluation_error());
+        };
+        // Not checked against the schema again: `input` is built from the very types the
+        // schema declares (and the policies were validated against), and a value of another
+        // type would make its policy error, which denies (Z5). The check cost about 10 us.
+        let request = Request::new(
+            self.caller.clone(),
+            action.uid.clone(),
+            p.route.uid(),
+            context,
+            None,
+        );
+        let Ok(request) = request else {
+            return Some(evaluation_error());
+        };
+        let response = Authorizer::new().is_authorized(&request, &action.policies, &entities);
+        let diagnostics = response.diagnostics();
+        let in_order = |ids: HashSet<&PolicyId>| -> Vec<String> {
+            p.order
+                .iter()
+                .filter(|id| ids.contains(id))
+                .map(ToString::to_string)
+                .collect()
+        };
+        let errored: HashSet<&PolicyId> = diagnostics
+            .errors()
+            .map(|e| match e {
+                cedar_policy::AuthorizationError::PolicyEvaluationError(e) => e.policy_id(),
+            })
+            .collect();
+        if !errored.is_empty() {
+            let policies = in_order(errored);
+            let denial = format!(
+                "Tool call denied: policy '{}' could not be evaluated for these arguments",
+                policies.first().map_or("", String::as_str)
+            );
+            return Some(error(denial, policies));
+        }
+        let policies = in_order(diagnostics.reason().collect());
+        if response.decision() == CedarDecision::Allow {
+            return Some(Decision {
+                kind: DecisionKind::Allow,
+                policies,
+                denial: String::new(),
+            });
+        }
+        let denial = match policies.first() {
+            None => "Tool call denied: no policy permits these arguments".to_string(),
+            Some(id) => {
+                let reason = p.policies.annotation(&PolicyId::new(id), "reason");
+                match reason {
+                    Some(reason) => format!("Tool call denied by policy '{id}': {reason}"),
+                    None => format!("Tool call denied by policy '{id}'"),
+                }
+            }
+        };
+        Some(Decision {
+            kind: DecisionKind::Deny,
+            policies,
+            denial,
+        })
+    }
+}

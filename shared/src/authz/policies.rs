@@ -1,0 +1,271 @@
+//! A route's `authorization` (CONTRACT Z1, Z2, Z8): its mode and its Cedar policies, parsed
+//! and validated in strict mode against the route's generated schema once, at load.
+
+use std::collections::HashMap;
+use std::str::FromStr;
+
+use cedar_policy::{
+    ActionConstraint, Entity, EntityId, EntityTypeName, EntityUid, PolicyId, PolicySet, Schema,
+    ValidationMode, Validator,
+};
+use miette::Diagnostic as _;
+use serde_json::Value;
+
+use super::schema::{CALL_TOOL, CedarType, input_type, schema_json};
+
+/// What a route's policies do (CONTRACT Z1, Z7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// `"enforce"`: denials are answered (Z4, Z6).
+    Enforce,
+    /// `"shadow"`: decisions are recorded, nothing is enforced and every tool is listed (Z7).
+    Shadow,
+}
+
+/// One problem with a route's `authorization`, at `path` below it (`""`, `mode`, `policies`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PolicyProblem {
+    /// `mode` or `policies` (empty for the object itself).
+    pub path: &'static str,
+    /// What is wrong: names the policy by its `@id` (or its place, `policy<N>` from 0) and
+    /// gives Cedar's message (CONTRACT Z8).
+    pub message: String,
+}
+
+/// One tool's action: its entity and the Cedar type of its arguments.
+#[derive(Debug)]
+pub(super) struct ToolAction {
+    pub(super) uid: EntityUid,
+    pub(super) entity: Entity,
+    pub(super) input: CedarType,
+    /// The policies whose action scope can hold this tool's action: the only ones a call of it
+    /// evaluates (a policy whose scope excludes the action is never satisfied and never
+    /// errors, since Cedar checks the scope before the conditions).
+    pub(super) policies: PolicySet,
+}
+
+/// Whether `policy`'s action scope can hold `action`, a member of `call_tool` only.
+fn scope_holds(policy: &cedar_policy::Policy, action: &EntityUid, call_tool: &EntityUid) -> bool {
+    match policy.action_constraint() {
+        ActionConstraint::Any => true,
+        ActionConstraint::Eq(uid) => &uid == action,
+        ActionConstraint::In(uids) => uids.iter().any(|uid| uid == action || uid == call_tool),
+    }
+}
+
+/// A route's compiled policies: the policy set (each policy under its `@id`), validated at
+/// load against the route's schema, and each tool's action with its slice of the set, built
+/// once at load (STYLE 10; CONTRACT Z1).
+#[derive(Debug)]
+pub struct RoutePolicies {
+    pub(super) mode: Mode,
+    pub(super) policies: PolicySet,
+    pub(super) route: Entity,
+    pub(super) call_tool: Entity,
+    pub(super) tools: HashMap<String, ToolAction>,
+    /// The tools' names in manifest order.
+    pub(super) tool_order: Vec<String>,
+    /// The policies in the text's order, for a stable choice of the deciding forbid (Z6).
+    pub(super) order: Vec<PolicyId>,
+}
+
+fn type_name(name: &str) -> EntityTypeName {
+    #[expect(clippy::expect_used, reason = "constant names of the schema")]
+    EntityTypeName::from_str(&format!("{}::{name}", super::schema::NAMESPACE))
+        .expect("a valid type name")
+}
+
+pub(super) fn uid(ty: &str, id: &str) -> EntityUid {
+    EntityUid::from_type_name_and_id(type_name(ty), EntityId::new(id))
+}
+
+impl RoutePolicies {
+    /// Compiles a route's `authorization` value for the route `key` (`""` when it has none)
+    /// and its tools (name and `inputSchema`, in manifest order).
+    ///
+    /// # Errors
+    /// Every [`PolicyProblem`]: a wrong shape, a policy Cedar cannot parse, a template, a
+    /// repeated `@id`, or a policy strict validation refuses (CONTRACT Z1, Z8).
+    pub fn compile<'a>(
+        key: &str,
+        authorization: &Value,
+        tools: impl IntoIterator<Item = (&'a str, &'a Value)>,
+    ) -> Result<Self, Vec<PolicyProblem>> {
+        let problem = |path, message: String| vec![PolicyProblem { path, message }];
+        let Some(object) = authorization.as_object() else {
+            return Err(problem(
+                "",
+                "must be an object with \"mode\" and \"policies\"".into(),
+            ));
+        };
+        let mode = match object.get("mode").and_then(Value::as_str) {
+            Some("enforce") => Mode::Enforce,
+            Some("shadow") => Mode::Shadow,
+            _ => return Err(problem("mode", "must be \"enforce\" or \"shadow\"".into())),
+        };
+        if let Some(other) = object
+            .keys()
+            .find(|k| !matches!(k.as_str(), "mode" | "policies"))
+        {
+            return Err(problem(
+                "",
+                format!("'{other}' is not a field of authorization"),
+            ));
+        }
+        let text = match object.get("policies") {
+            Some(Value::String(text)) => text,
+            // CONTRACT Z9: a `.cedar` file is mcp-manifest's to read; the gateway loads text.
+            Some(Value::Object(file)) if file.contains_key("file") => {
+                return Err(problem(
+                    "policies",
+                    "a policies file is read by mcp-manifest: run `mcp-manifest policy embed` \
+                     and load the manifest it writes"
+                        .into(),
+                ));
+            }
+            _ => {
+                return Err(problem(
+                    "policies",
+                    "must be a string of Cedar policies".into(),
+                ));
+            }
+        };
+        let tools: Vec<(String, CedarType)> = tools
+            .into_iter()
+            .map(|(name, schema)| (name.to_string(), input_type(schema)))
+            .collect();
+        let json = schema_json(tools.iter().map(|(name, ty)| (name.as_str(), ty)));
+        let schema = Schema::from_json_value(json)
+            .map_err(|e| problem("", format!("the route's Cedar schema: {e}")))?;
+
+        let (policies, order) = parse(text)?;
+        let validation = Validator::new(schema).validate(&policies, ValidationMode::Strict);
+        // Cedar's message names the policy (`for policy `<id>`, …`).
+        let mut problems: Vec<PolicyProblem> = validation
+            .validation_errors()
+            .map(|e| PolicyProblem {
+                path: "policies",
+                message: e.to_string(),
+            })
+            .collect();
+        problems.dedup();
+        if !problems.is_empty() {
+            return Err(problems);
+        }
+        let call_tool_uid = uid("Action", CALL_TOOL);
+        let tool_order = tools.iter().map(|(name, _)| name.clone()).collect();
+        // Each tool's slice of the set, in the text's order (STYLE 10: once, at load).
+        let in_order: Vec<&cedar_policy::Policy> =
+            order.iter().filter_map(|id| policies.policy(id)).collect();
+        let tools = tools
+            .into_iter()
+            .map(|(name, input)| {
+                let uid = uid("Action", &name);
+                let entity = Entity::new_no_attrs(uid.clone(), [call_tool_uid.clone()].into());
+                let mut slice = PolicySet::new();
+                for policy in in_order
+                    .iter()
+                    .filter(|p| scope_holds(p, &uid, &call_tool_uid))
+                {
+                    // Ids are unique in the whole set, so in any part of it.
+                    let _ = slice.add((*policy).clone());
+                }
+                let action = ToolAction {
+                    uid,
+                    entity,
+                    input,
+                    policies: slice,
+                };
+                (name, action)
+            })
+            .collect();
+        Ok(Self {
+            mode,
+            policies,
+            route: Entity::new_no_attrs(uid("Route", key), [].into()),
+            call_tool: Entity::new_no_attrs(call_tool_uid, [].into()),
+            tools,
+            tool_order,
+            order,
+        })
+    }
+
+    /// The mode (CONTRACT Z1, Z7).
+    #[must_use]
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// The `@id`s (or `policy<N>`) of the policies, in the text's order.
+    pub fn policy_ids(&self) -> impl Iterator<Item = &str> {
+        self.order.iter().map(AsRef::as_ref)
+    }
+}
+
+/// Parses the policy text; each policy is named by its `@id` annotation, else `policy<N>` (its
+/// place in the text, from 0).
+fn parse(text: &str) -> Result<(PolicySet, Vec<PolicyId>), Vec<PolicyProblem>> {
+    let parsed = PolicySet::from_str(text).map_err(|e| {
+        let at = e
+            .labels()
+            .and_then(|mut labels| labels.next())
+            .map(|label| line_column(text, label.offset()))
+            .map_or_else(String::new, |(line, column)| {
+                format!(" (line {line}, column {column})")
+            });
+        vec![PolicyProblem {
+            path: "policies",
+            message: format!("Cedar cannot parse the policies{at}: {e}"),
+        }]
+    })?;
+    if parsed.templates().next().is_some() {
+        return Err(vec![PolicyProblem {
+            path: "policies",
+            message: "templates (policies with ?principal or ?resource) are not supported".into(),
+        }]);
+    }
+    let mut policies: Vec<_> = parsed.policies().collect();
+    // `from_str` names them policy0, policy1 … in the text's order.
+    policies.sort_by_key(|p| {
+        AsRef::<str>::as_ref(p.id())
+            .strip_prefix("policy")
+            .and_then(|n| n.parse::<usize>().ok())
+    });
+    let mut set = PolicySet::new();
+    let mut order = Vec::with_capacity(policies.len());
+    let mut problems = Vec::new();
+    let mut seen = std::collections::HashSet::with_capacity(policies.len());
+    for policy in policies {
+        let id = policy
+            .annotation("id")
+            .map_or_else(|| policy.id().clone(), PolicyId::new);
+        if !seen.insert(id.clone()) {
+            problems.push(PolicyProblem {
+                path: "policies",
+                message: format!("policy '{id}': the @id is repeated"),
+            });
+            continue;
+        }
+        if let Err(e) = set.add(policy.new_id(id.clone())) {
+            problems.push(PolicyProblem {
+                path: "policies",
+                message: format!("policy '{id}': {e}"),
+            });
+            continue;
+        }
+        order.push(id);
+    }
+    if problems.is_empty() {
+        Ok((set, order))
+    } else {
+        Err(problems)
+    }
+}
+
+/// The 1-based line and column of a byte `offset` of `text`.
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = text.get(..offset).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
