@@ -174,7 +174,10 @@ pub(crate) async fn dispatch<I: ToolInvoker>(
         methods::INITIALIZE => initialize::handle(call, id),
         methods::PING => ping::handle(id),
         methods::TOOLS_LIST => tools_list::handle(call, id, params),
-        methods::TOOLS_CALL => tools_call::handle(call, invoker, id, params, tool).await,
+        // The call's future (credentials, the Tool Service exchange, redaction, the decision)
+        // is the largest of any method: on the heap, so that every request's future stays small
+        // (one allocation per call, next to nothing beside the call itself).
+        methods::TOOLS_CALL => Box::pin(tools_call::handle(call, invoker, id, params, tool)).await,
         other => MethodOutcome::Error(ErrorObject::method_not_found(other)),
     }
 }
