@@ -52,6 +52,9 @@ pub const REQUEST_METRICS: [&str; 3] = ["Requests", "FailedRequests", "Latency"]
 pub const ROUTE_METRICS: [&str; 2] = ["RateLimited", "ColdStarts"];
 /// The tool metrics, under [`TOOL_DIMENSIONS`], for requests that reached a Tool Service.
 pub const TOOL_METRICS: [&str; 3] = ["ToolCalls", "ToolErrors", "ToolLatency"];
+/// Metrics under `Route` and `Tool` written only for a call a route's policies denied
+/// (CONTRACT Z10).
+pub const POLICY_METRICS: [&str; 1] = ["PolicyDenials"];
 
 /// A signed whole number written as a plain JSON number, never as a metric (`code`).
 struct SignedProperty(i64);
@@ -209,7 +212,10 @@ impl EmfFormatter {
         };
         let denial_directive = || MetricDirective {
             dimensions: vec![TOOL_DIMENSIONS.to_vec()],
-            metrics: vec![metric("PolicyDenials", Unit::Count)],
+            metrics: POLICY_METRICS
+                .iter()
+                .map(|name| metric(name, Unit::Count))
+                .collect(),
             namespace,
         };
         let build = |tool: bool, denial: bool| {
