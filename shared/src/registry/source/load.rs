@@ -197,6 +197,16 @@ pub async fn load_from(
     let snapshot = compile_bytes(&source.name(), &bytes)?;
     // CONTRACT T2: a tool whose entry fits on no page would never be listed.
     let problems = crate::registry::oversized_list_entries(&snapshot, limits.max_response_bytes);
+    valid_unless(source, snapshot, problems)
+}
+
+/// `snapshot` when a check after the compile found no `problems`, else the load's failure
+/// naming them (CONTRACT R5).
+fn valid_unless(
+    source: &dyn SnapshotSource,
+    snapshot: Snapshot,
+    problems: Vec<crate::registry::ManifestProblem>,
+) -> Result<Snapshot, RegistryError> {
     if problems.is_empty() {
         Ok(snapshot)
     } else {
@@ -288,14 +298,7 @@ impl SourceChain {
                 } else {
                     Vec::new()
                 };
-                if problems.is_empty() {
-                    Ok(snapshot)
-                } else {
-                    Err(RegistryError::Invalid {
-                        source_name: source.name(),
-                        problems,
-                    })
-                }
+                valid_unless(source, snapshot, problems)
             }
         }
     }
