@@ -161,6 +161,22 @@ async fn x12_a_token_endpoint_that_refuses_or_is_down_is_a_result() {
         .respond_with(ResponseTemplate::new(200).set_body_json(json!({"token_type": "Bearer"})))
         .mount(&tokenless)
         .await;
+    // A 200 longer than the gateway reads, and one whose token cannot be a header value.
+    let oversized = MockServer::start().await;
+    Mock::given(any())
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"access_token": "t", "padding": "x".repeat(70 * 1024)})),
+        )
+        .mount(&oversized)
+        .await;
+    let unsendable = MockServer::start().await;
+    Mock::given(any())
+        .respond_with(
+            ResponseTemplate::new(200).set_body_json(json!({"access_token": "t\r\nX-Evil: 1"})),
+        )
+        .mount(&unsendable)
+        .await;
     let down_uri = format!("http://127.0.0.1:{}", gateway_tests::auth::free_port());
     let client = new_secret(r#"{"client_id": "app", "client_secret": "s"}"#).await;
     let wrong = new_secret(r#"{"id": "app"}"#).await;
@@ -177,6 +193,8 @@ async fn x12_a_token_endpoint_that_refuses_or_is_down_is_a_result() {
         tool("refused", &refusing.uri(), &client),
         tool("tokenless", &tokenless.uri(), &client),
         tool("down", &down_uri, &client),
+        tool("oversized", &oversized.uri(), &client),
+        tool("unsendable", &unsendable.uri(), &client),
         tool("no_client", &refusing.uri(), &wrong),
     ];
     let h = harness(Config::fixed_defaults(), tools, &[]).await;
@@ -192,6 +210,14 @@ async fn x12_a_token_endpoint_that_refuses_or_is_down_is_a_result() {
         (
             "down",
             "Tool 'down': the access token could not be obtained (the token endpoint is unreachable)",
+        ),
+        (
+            "oversized",
+            "Tool 'oversized': the access token could not be obtained (the token endpoint's answer exceeds 65536 bytes)",
+        ),
+        (
+            "unsendable",
+            "Tool 'unsendable': the access token could not be obtained (the token endpoint's access_token is not a valid header value)",
         ),
         (
             "no_client",

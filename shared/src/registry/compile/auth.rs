@@ -13,7 +13,7 @@ use crate::registry::{
 };
 
 /// The problem of an `env:` REF that names one of the gateway's own variables (CONTRACT M5).
-pub(crate) const AWS_ENV_PROBLEM: &str = "must not name one of the gateway's own variables (AWS_, OTEL_ or MCP_): they hold its AWS credentials, its exporter's headers and its settings, which no Tool Service may receive";
+pub(crate) const GATEWAY_ENV_PROBLEM: &str = "must not name one of the gateway's own variables (AWS_, OTEL_ or MCP_): they hold its AWS credentials, its exporter's headers and its settings, which no Tool Service may receive";
 
 /// Whether `name` is one of the gateway's own variables, in any letter case (CONTRACT M5):
 /// `AWS_` (the function's credentials, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, and the
@@ -116,7 +116,7 @@ pub(super) fn compile_auth(input: &AuthInput<'_>, problems: &mut Problems) -> Op
                     source: SecretSource::Env(name),
                     ..
                 }) if is_gateway_variable(name) => {
-                    problems.add(&join(&path, "secret"), AWS_ENV_PROBLEM);
+                    problems.add(&join(&path, "secret"), GATEWAY_ENV_PROBLEM);
                     return None;
                 }
                 Some(_) => {}
