@@ -1,6 +1,6 @@
 //! The `hostile` group: the worst input known for each parser of untrusted text, each within
 //! the 1 MiB request body, through the real `Gateway::handle` of a warm instance (CONTRACT O1,
-//! E2, T2, S2, X2, N2; STYLE 20). Each answer is checked once before it is timed; the figures
+//! E2, E6, T2, S2, X2, N2; STYLE 20). Each answer is checked once before it is timed; the figures
 //! are the gateway's work per request at one core (docs/performance.md "Hostile input").
 //!
 //! No Tool Service is called: every input here is refused, ignored or answered by the gateway
@@ -145,6 +145,17 @@ fn cases() -> Vec<Case> {
     }
     let many_keys: serde_json::Map<String, Value> =
         (0..60_000).map(|i| (format!("k{i}"), json!(1))).collect();
+    // At E6's limits, the costliest items per count: 4,990 member names of 32 bytes (each
+    // name and its value count one), and 3,320 numbers of 24 characters (each counts three),
+    // each halfway between two doubles until its last digit, so it takes the exact slow path.
+    let long_keys: serde_json::Map<String, Value> = (0..4_990)
+        .map(|i| (format!("{i:0>32}"), json!(1)))
+        .collect();
+    let halfway = format!("9007199254740993.{}1", "0".repeat(24 - 18));
+    let numbers = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"tool_0001","arguments":{{"query":"q","x":[{}]}}}}}}"#,
+        vec![halfway.as_str(); 3_320].join(",")
+    );
     let huge_number = format!(
         r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"tool_0001","arguments":{{"query":"q","limit":{}}}}}}}"#,
         "9".repeat(BODY_BYTES - 200)
@@ -200,12 +211,22 @@ fn cases() -> Vec<Case> {
         legacy(
             "arguments_60000_keys",
             call("tool_0001", Value::Object(many_keys)),
-            "Invalid params",
+            "more than 10000 JSON values and member names",
+        ),
+        legacy(
+            "arguments_4990_keys_of_32_bytes",
+            call("tool_0001", Value::Object(long_keys)),
+            "Additional properties are not allowed",
+        ),
+        legacy(
+            "numbers_3320_halfway_of_24_characters",
+            Bytes::from(numbers),
+            "Additional properties are not allowed",
         ),
         legacy(
             "number_of_a_million_digits",
             Bytes::from(huge_number),
-            "Parse error",
+            "a number longer than 64 characters",
         ),
         legacy(
             "search_query_of_100_distinct_words",

@@ -28,16 +28,77 @@ pub fn ellipsized(text: &str, max_bytes: usize) -> String {
     }
 }
 
-/// The message of one JSON Schema violation: `'<name>' is required` for a missing property,
-/// the validator's own text otherwise. Where the violation is, is the caller's to say.
+/// The message of one JSON Schema violation, at most `max_bytes` long as [`ellipsized`] cuts
+/// it: `'<name>' is required` for a missing property, the validator's own text otherwise,
+/// followed by ` (at <pointer>)` when `at_pointer` is set and the violation is below the root.
+///
+/// The validator's text quotes the offending value whole (a string or a list of unexpected
+/// properties may be as long as the request): it is written into a buffer that stops taking
+/// text at the limit, so a long value costs no more than its first `max_bytes` (CONTRACT O1,
+/// X2).
 #[must_use]
-pub fn violation_message(error: &jsonschema::ValidationError<'_>) -> String {
-    match error.kind() {
+pub fn violation_message(
+    error: &jsonschema::ValidationError<'_>,
+    at_pointer: bool,
+    max_bytes: usize,
+) -> String {
+    use std::fmt::Write as _;
+    let mut out = Bounded {
+        text: String::new(),
+        room: max_bytes,
+        cut: false,
+    };
+    // An Err here only says the buffer is full: what it holds is the text's prefix.
+    let _ = match error.kind() {
         jsonschema::error::ValidationErrorKind::Required { property } => match property {
-            Value::String(name) => format!("'{name}' is required"),
-            other => format!("'{other}' is required"),
+            Value::String(name) => write!(out, "'{name}' is required"),
+            other => write!(out, "'{other}' is required"),
         },
-        _ => error.to_string(),
+        _ => match error.instance().as_ref() {
+            // A string longer than the limit: its JSON text would be escaped whole before the
+            // buffer refuses it (about 0.3 ms per MiB), so only the prefix the buffer can take is
+            // written, in the instance's place.
+            Value::String(text) if text.len() > max_bytes => {
+                let quoted =
+                    serde_json::to_string(prefix_within(text, max_bytes)).unwrap_or_default();
+                // Without its closing quote: the text goes on past the cut.
+                let open = quoted.strip_suffix('"').unwrap_or(&quoted);
+                write!(out, "{}", error.masked_with(open))
+            }
+            _ => write!(out, "{error}"),
+        },
+    };
+    let pointer = error.instance_path().as_str();
+    if at_pointer && !pointer.is_empty() && !out.cut {
+        let _ = write!(out, " (at {pointer})");
+    }
+    if out.cut {
+        out.text.push('…');
+    }
+    out.text
+}
+
+/// A text buffer that takes at most `room` more bytes, cut on a character boundary, and then
+/// refuses the rest with [`std::fmt::Error`], which stops the formatting that writes into it.
+struct Bounded {
+    text: String,
+    room: usize,
+    cut: bool,
+}
+
+impl std::fmt::Write for Bounded {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        if self.cut {
+            return Err(std::fmt::Error);
+        }
+        if s.len() <= self.room {
+            self.text.push_str(s);
+            self.room -= s.len();
+            return Ok(());
+        }
+        self.text.push_str(prefix_within(s, self.room));
+        self.cut = true;
+        Err(std::fmt::Error)
     }
 }
 
@@ -76,6 +137,45 @@ mod tests {
             assert_eq!(read(text), None, "{text}");
         }
         assert_eq!(read("50.0"), Some(50));
+    }
+
+    /// CONTRACT X2, O1: a long string's violation reads the same whether it is written whole
+    /// and cut or written from its prefix, for every keyword that quotes a string.
+    #[test]
+    fn x2_a_long_string_violation_is_the_cut_of_the_whole_text() {
+        let schemas = [
+            serde_json::json!({"maxLength": 3}),
+            serde_json::json!({"minLength": 5000}),
+            serde_json::json!({"pattern": "^z"}),
+            serde_json::json!({"type": "integer"}),
+            serde_json::json!({"type": ["integer", "null"]}),
+            serde_json::json!({"enum": ["a", "b"]}),
+            serde_json::json!({"const": "a"}),
+            serde_json::json!({"format": "email"}),
+            serde_json::json!({"anyOf": [{"type": "integer"}, {"maxLength": 1}]}),
+            serde_json::json!({"oneOf": [{"type": "integer"}, {"maxLength": 1}]}),
+            serde_json::json!({"not": {"type": "string"}}),
+            serde_json::json!(false),
+        ];
+        for text in ["가\"\\\n".repeat(300), "x".repeat(513), "é".repeat(257)] {
+            let instance = Value::String(text);
+            for schema in &schemas {
+                let validator = jsonschema::options()
+                    .should_validate_formats(true)
+                    .build(schema)
+                    .unwrap();
+                let error = validator.iter_errors(&instance).next().unwrap();
+                for max_bytes in [8, 100, 512] {
+                    let whole = format!("{error}");
+                    let expected = ellipsized(&whole, max_bytes);
+                    assert_eq!(
+                        violation_message(&error, false, max_bytes),
+                        expected,
+                        "{schema} at {max_bytes}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

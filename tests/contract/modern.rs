@@ -309,6 +309,36 @@ async fn n2_body_not_json_is_400_parse_error_with_null_id() {
     assert_modern_error(&answer, 400, -32700, "Parse error", &Value::Null);
 }
 
+/// CONTRACT E6 in the modern era: N2's status, 400, and no id.
+#[tokio::test]
+async fn n2_e6_a_body_over_its_json_limits_is_400_invalid_request() {
+    let h = Harness::fixed().await;
+    let headers = modern_headers("tools/list", None);
+    let mut body = modern_body(&json!(1), "tools/list", &Value::Null, MODERN);
+    body["params"]["x"] = json!(vec![1; 10_000]);
+    let answer = send(&h, "/mcp/core", &headers, &body.to_string()).await;
+    assert_modern_error(
+        &answer,
+        400,
+        -32600,
+        "Invalid Request: message holds more than 10000 JSON values and member names",
+        &Value::Null,
+    );
+    let mut body = modern_body(&json!(1), "tools/list", &Value::Null, MODERN);
+    body["params"]["x"] = json!(1);
+    let text = body
+        .to_string()
+        .replace(r#""x":1"#, &format!(r#""x":{}"#, "1".repeat(65)));
+    let answer = send(&h, "/mcp/core", &headers, &text).await;
+    assert_modern_error(
+        &answer,
+        400,
+        -32600,
+        "Invalid Request: message holds a number longer than 64 characters",
+        &Value::Null,
+    );
+}
+
 #[tokio::test]
 async fn n2_batch_and_non_requests_are_400_invalid_request() {
     let h = Harness::fixed().await;

@@ -721,6 +721,133 @@ async fn e3_batch_is_not_supported() {
     }
 }
 
+/// A `ping` whose params hold `numbers` copies of `number` in one array: 11 items and `numbers`.
+fn ping_with_numbers(numbers: usize, number: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":7,"method":"ping","params":{{"a":[{}]}}}}"#,
+        vec![number; numbers].join(",")
+    )
+}
+
+#[tokio::test]
+async fn e6_a_body_over_10000_json_items_is_invalid_request_with_null_id() {
+    let h = Harness::fixed().await;
+    // At the limit (11 + 9,989 = 10,000 items) the request is answered.
+    let answer = h
+        .send(request(
+            "POST",
+            "/mcp/core",
+            &[JSON, VERSION],
+            ping_with_numbers(9_989, "1"),
+        ))
+        .await;
+    assert_eq!(answer.json()["result"], json!({}), "{:?}", answer.body);
+    // One more is refused before it is parsed, with nothing of it echoed.
+    let answer = h
+        .send(request(
+            "POST",
+            "/mcp/core",
+            &[JSON, VERSION],
+            ping_with_numbers(9_990, "1"),
+        ))
+        .await;
+    assert_eq!(answer.status, http::StatusCode::OK);
+    answer.assert_rpc_error(
+        -32600,
+        "Invalid Request: message holds more than 10000 JSON values and member names",
+        &Value::Null,
+    );
+    // Member names count: 5,000 members of one object are 10,000 items with their values.
+    let members: Vec<String> = (0..5_000).map(|i| format!(r#""k{i}":1"#)).collect();
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":7,"method":"ping","params":{{{}}}}}"#,
+        members.join(",")
+    );
+    h.send(request("POST", "/mcp/core", &[JSON, VERSION], body))
+        .await
+        .assert_rpc_error(
+            -32600,
+            "Invalid Request: message holds more than 10000 JSON values and member names",
+            &Value::Null,
+        );
+    // A member name counts one item per 32 bytes: 1,000 members with names of 300 bytes
+    // (10 each) and their values are 11,000 items.
+    let members: Vec<String> = (0..1_000).map(|i| format!(r#""{i:0>300}":1"#)).collect();
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":7,"method":"ping","params":{{{}}}}}"#,
+        members.join(",")
+    );
+    h.send(request("POST", "/mcp/core", &[JSON, VERSION], body))
+        .await
+        .assert_rpc_error(
+            -32600,
+            "Invalid Request: message holds more than 10000 JSON values and member names",
+            &Value::Null,
+        );
+    // Brackets, commas and literals inside a string count nothing.
+    let inside = r#"[1,true,{\"a\":null},"#.repeat(20_000);
+    let body = format!(r#"{{"jsonrpc":"2.0","id":7,"method":"ping","params":{{"s":"{inside}"}}}}"#);
+    let answer = h
+        .send(request("POST", "/mcp/core", &[JSON, VERSION], body))
+        .await;
+    assert_eq!(answer.json()["result"], json!({}), "{:?}", answer.body);
+}
+
+#[tokio::test]
+async fn e6_a_number_over_64_characters_is_invalid_request_with_null_id() {
+    let h = Harness::fixed().await;
+    let at_limit = format!("-0.{}e+10", "1".repeat(57));
+    assert_eq!(at_limit.len(), 64);
+    let answer = h
+        .send(request(
+            "POST",
+            "/mcp/core",
+            &[JSON, VERSION],
+            ping_with_numbers(1, &at_limit),
+        ))
+        .await;
+    assert_eq!(answer.json()["result"], json!({}), "{:?}", answer.body);
+    // A number counts one item per 8 characters: 11 items and 1,248 numbers of 64 characters
+    // (8 each) fit, 1,249 do not.
+    let answer = h
+        .send(request(
+            "POST",
+            "/mcp/core",
+            &[JSON, VERSION],
+            ping_with_numbers(1_248, &at_limit),
+        ))
+        .await;
+    assert_eq!(answer.json()["result"], json!({}), "{:?}", answer.body);
+    h.send(request(
+        "POST",
+        "/mcp/core",
+        &[JSON, VERSION],
+        ping_with_numbers(1_249, &at_limit),
+    ))
+    .await
+    .assert_rpc_error(
+        -32600,
+        "Invalid Request: message holds more than 10000 JSON values and member names",
+        &Value::Null,
+    );
+    for over in [format!("{at_limit}1"), "9".repeat(1_000_000)] {
+        let answer = h
+            .send(request(
+                "POST",
+                "/mcp/core",
+                &[JSON, VERSION],
+                ping_with_numbers(1, &over),
+            ))
+            .await;
+        assert_eq!(answer.status, http::StatusCode::OK);
+        answer.assert_rpc_error(
+            -32600,
+            "Invalid Request: message holds a number longer than 64 characters",
+            &Value::Null,
+        );
+    }
+}
+
 #[tokio::test]
 async fn e4_unknown_method_is_method_not_found() {
     let h = Harness::fixed().await;

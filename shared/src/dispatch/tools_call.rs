@@ -19,7 +19,7 @@ use crate::policy::CallerHeaders;
 use crate::protocol::{ErrorObject, RequestId};
 use crate::registry::search::SEARCH_TOOL_NAME;
 use crate::registry::{Endpoint, Tool, ToolLookup};
-use crate::text::{ellipsized, violation_message};
+use crate::text::violation_message;
 use crate::tool_result::redact::redact_body;
 use crate::tool_result::{map_tool_answer, oversized_result};
 use crate::trace::{self, CallTarget, ToolCallSpan};
@@ -32,15 +32,10 @@ pub(super) const MAX_VIOLATION_BYTES: usize = 512;
 pub(super) const MAX_VIOLATIONS: usize = 100;
 
 /// One `inputSchema` violation as `-32602` detail text (CONTRACT X2): a missing property is
-/// `'<name>' is required`, other violations carry the JSON pointer of the offending value.
+/// `'<name>' is required`, other violations carry the JSON pointer of the offending value; at
+/// most [`MAX_VIOLATION_BYTES`], ending with `…` when cut.
 fn violation_text(error: &jsonschema::ValidationError<'_>) -> String {
-    let pointer = error.instance_path().as_str();
-    let text = violation_message(error);
-    if pointer.is_empty() {
-        text
-    } else {
-        format!("{text} (at {pointer})")
-    }
+    violation_message(error, true, MAX_VIOLATION_BYTES)
 }
 
 /// Validates `arguments` against the tool's compiled `inputSchema`.
@@ -62,7 +57,7 @@ pub(super) fn validate_with(
     let violations: Vec<String> = validator
         .iter_errors(arguments)
         .take(MAX_VIOLATIONS)
-        .map(|e| ellipsized(&violation_text(&e), MAX_VIOLATION_BYTES))
+        .map(|e| violation_text(&e))
         .collect();
     let first = violations
         .first()

@@ -78,16 +78,22 @@ pub struct EnvelopeError {
 /// Parses a request body.
 ///
 /// # Errors
+/// - `-32600 Invalid Request: message holds …` when the body crosses a limit of
+///   [`super::bounds`] (CONTRACT E6), before it is parsed;
 /// - `-32700 Parse error` when the body is not JSON (CONTRACT E1);
 /// - `-32600 Invalid Request: batch requests are not supported` for an array (CONTRACT E3);
 /// - `-32600 Invalid Request: <detail>` for any other envelope violation (CONTRACT E2).
 pub fn parse_message(body: &[u8]) -> Result<Message, EnvelopeError> {
+    // CONTRACT E6: counted before anything is built.
+    if let Err(over) = super::bounds::check(body) {
+        return Err(invalid(None, &over.detail()));
+    }
     let value: Value = serde_json::from_slice(body).map_err(|_| EnvelopeError {
         error: Box::new(ErrorObject::parse_error()),
         id: None,
         declares_version: false,
     })?;
-    let object = match value {
+    let mut object = match value {
         Value::Object(object) => object,
         Value::Array(_) => return Err(invalid(None, "batch requests are not supported")),
         _ => return Err(invalid(None, "message must be a JSON object")),
@@ -112,26 +118,33 @@ pub fn parse_message(body: &[u8]) -> Result<Message, EnvelopeError> {
     let Value::String(method) = method else {
         return Err(invalid(id, "'method' must be a string"));
     };
-    let params = match object.get("params") {
-        None | Some(Value::Null) => None,
-        Some(Value::Object(params)) => Some(params.clone()),
+    match object.get("params") {
+        None | Some(Value::Null | Value::Object(_)) => {}
         Some(_) => return Err(invalid(id, "'params' must be an object")),
+    }
+    let method = method.clone();
+    let has_id = raw_id.is_some();
+    let id_was_string = matches!(raw_id, Some(Value::String(_)));
+    // Moved out, not copied: `params` may hold most of the body (CONTRACT O1).
+    let params = match object.swap_remove("params") {
+        Some(Value::Object(params)) => Some(params),
+        _ => None,
     };
-    match (raw_id, id) {
-        (None, _) => Ok(Message::Notification {
-            method: method.clone(),
-            params,
-        }),
-        (Some(_), Some(id)) => Ok(Message::Request {
-            id,
-            method: method.clone(),
-            params,
-        }),
-        (Some(Value::String(_)), None) => Err(invalid(
-            None,
-            &format!("'id' must be at most {MAX_ID_BYTES} bytes"),
-        )),
-        (Some(_), None) => Err(invalid(None, "'id' must be a string or an integer")),
+    match (has_id, id) {
+        (false, _) => Ok(Message::Notification { method, params }),
+        (true, Some(id)) => Ok(Message::Request { id, method, params }),
+        (true, None) => {
+            let detail = if id_was_string {
+                format!("'id' must be at most {MAX_ID_BYTES} bytes")
+            } else {
+                "'id' must be a string or an integer".to_string()
+            };
+            Err(EnvelopeError {
+                error: Box::new(ErrorObject::invalid_request(&detail)),
+                id: None,
+                declares_version: declared_version(params.as_ref()).is_some(),
+            })
+        }
     }
 }
 

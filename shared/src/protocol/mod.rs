@@ -1,6 +1,7 @@
 //! JSON-RPC 2.0 and MCP protocol types: error objects, the message envelope, method names,
 //! protocol versions and their eras (CONTRACT E, H4, L1, N).
 
+pub mod bounds;
 mod envelope;
 mod error;
 pub mod methods;

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use crate::text::{ellipsized, violation_message};
+use crate::text::violation_message;
 
 /// Most violations a mismatch text lists before it says how many more there are.
 const MAX_LISTED_VIOLATIONS: usize = 3;
@@ -38,7 +38,7 @@ fn pointer_of(error: &jsonschema::ValidationError<'_>) -> String {
 }
 
 fn describe(error: &jsonschema::ValidationError<'_>) -> String {
-    ellipsized(&violation_message(error), MAX_VIOLATION_BYTES)
+    violation_message(error, false, MAX_VIOLATION_BYTES)
 }
 
 /// Validates `structured` against the compiled `outputSchema`.
