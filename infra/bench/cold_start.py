@@ -414,8 +414,10 @@ class Started:
                 self.proc.wait()
 
 
-def start_and_list(binary: Path, case: dict, group: CpuGroup, expected: int) -> Started:
-    """Starts `binary` in `group` and sends `tools/list` until it answers; the process stays up.
+def start_and_ask(binary: Path, case: dict, group: CpuGroup,
+                  body: str) -> tuple[Started, int, bytes]:
+    """Starts `binary` in `group` and POSTs `body` to /mcp/core until it answers; the process
+    stays up. Returns it with the answer's status and body.
 
     The clock starts when `binary` is exec'd, in the group already: a small shell enters the
     group between fork and exec (`preexec_fn`), says it is ready, waits for a line on its
@@ -432,7 +434,7 @@ def start_and_list(binary: Path, case: dict, group: CpuGroup, expected: int) -> 
     request = (
         f"POST /mcp/core HTTP/1.1\r\nhost: 127.0.0.1:{port}\r\n"
         + "".join(f"{k}: {v}\r\n" for k, v in LIST_HEADERS.items())
-        + f"content-length: {len(LIST_BODY)}\r\nconnection: close\r\n\r\n{LIST_BODY}"
+        + f"content-length: {len(body.encode())}\r\nconnection: close\r\n\r\n{body}"
     ).encode()
     proc = subprocess.Popen(["/bin/sh", "-c", LAUNCHER, str(binary), "--listen",
                              f"127.0.0.1:{port}", *case["args"]],
@@ -467,7 +469,18 @@ def start_and_list(binary: Path, case: dict, group: CpuGroup, expected: int) -> 
         rss, threads = rss_and_threads(proc.pid)
         if not group.holds(proc.pid):
             raise SystemExit(f"cold-start: pid {proc.pid} is not in {group.path}")
-        status, body = parse_answer(b"".join(chunks))
+        status, answer = parse_answer(b"".join(chunks))
+        return Started(proc, port, ms, rss, threads), status, answer
+    except BaseException:
+        Started(proc, port, 0, 0, 0).stop()
+        raise
+
+
+def start_and_list(binary: Path, case: dict, group: CpuGroup, expected: int) -> Started:
+    """Starts `binary` in `group` and sends `tools/list` until it answers ([`start_and_ask`]);
+    checks that the answer lists `expected` tools (or is a first page of them)."""
+    started, status, body = start_and_ask(binary, case, group, LIST_BODY)
+    try:
         if status != 200:
             raise SystemExit(f"cold-start: tools/list answered {status}: {body[:300]!r}")
         result = json.loads(body)["result"]
@@ -477,9 +490,9 @@ def start_and_list(binary: Path, case: dict, group: CpuGroup, expected: int) -> 
         if (len(result["tools"]) != expected and not paged) or len(body) > 5 * 1024 * 1024:
             raise SystemExit(f"cold-start: tools/list listed {len(result['tools'])} tools "
                              f"(expected {expected}), nextCursor {result.get('nextCursor')!r}")
-        return Started(proc, port, ms, rss, threads)
+        return started
     except BaseException:
-        Started(proc, port, 0, 0, 0).stop()
+        started.stop()
         raise
 
 

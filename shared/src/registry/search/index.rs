@@ -11,9 +11,8 @@
 
 use std::collections::HashMap;
 
-use serde_json::Value;
-
-use super::tokens::terms;
+use super::entry_fields::Entry;
+use super::tokens::{Scratch, each_term, terms};
 
 const K1: f32 = 1.2;
 const B: f32 = 0.75;
@@ -25,73 +24,67 @@ const DESCRIPTION: f32 = 1.0;
 const PROPERTY_NAME: f32 = 1.5;
 const PROPERTY_DESCRIPTION: f32 = 1.0;
 
+/// Term texts to their ids. The terms come from the manifest (the route's own tools) and a
+/// query only looks them up, so a fast hasher is safe here.
+type TermIds = HashMap<Box<str>, u32, foldhash::fast::RandomState>;
+
 /// An inverted index over a route's tools.
 #[derive(Debug, Default)]
 pub(crate) struct SearchIndex {
-    /// For each term, the documents it occurs in with its weighted frequency there.
-    postings: HashMap<Box<str>, Vec<(u32, f32)>>,
+    /// Each term's id: its place in `postings`.
+    ids: TermIds,
+    /// For each term, the documents it occurs in (ascending) with its weighted frequency there.
+    postings: Vec<Vec<(u32, f32)>>,
     /// Each document's weighted length.
     lengths: Vec<f32>,
     /// The mean of `lengths`.
     mean_length: f32,
 }
 
-/// The weighted terms of one tool's entry.
-fn document_terms(entry: &Value, out: &mut HashMap<String, f32>) -> f32 {
-    let mut length = 0.0;
-    let mut add = |text: &str, weight: f32| {
-        let mut words = Vec::new();
-        terms(text, &mut words);
-        for word in words {
-            *out.entry(word).or_default() += weight;
-            length += weight;
-        }
-    };
-    let text = |key: &str| entry.get(key).and_then(Value::as_str);
-    if let Some(name) = text("name") {
-        add(name, NAME);
-    }
-    if let Some(title) = text("title") {
-        add(title, TITLE);
-    }
-    if let Some(description) = text("description") {
-        add(description, DESCRIPTION);
-    }
-    if let Some(properties) = entry
-        .pointer("/inputSchema/properties")
-        .and_then(Value::as_object)
-    {
-        for (name, schema) in properties {
-            add(name, PROPERTY_NAME);
-            if let Some(description) = schema.get("description").and_then(Value::as_str) {
-                add(description, PROPERTY_DESCRIPTION);
-            }
-        }
-    }
-    length
-}
-
 impl SearchIndex {
-    /// The index of `entries`, each a tool's `tools/list` entry as JSON text, in list order
-    /// (an entry that is not JSON, which the load never writes, is a document with no terms).
+    /// The index of `count` documents, each a tool's `tools/list` entry as JSON text that
+    /// `write(doc, buffer)` appends to an empty buffer, in list order (an entry that is not
+    /// JSON, which the load never writes, is a document with no terms).
+    ///
+    /// One pass: each entry's searched fields are read borrowed from its text (nothing else
+    /// is built), each term is given its id on first sight and added to its posting list
+    /// without being allocated again (docs/performance.md "Tool search": about 21 ms at one
+    /// core for the search bench's 10,000 tools, about twice that for richer input schemas).
     #[expect(
         clippy::cast_precision_loss,
         reason = "a route's tool count is far below f32's 2^24 exact integers"
     )]
-    pub(crate) fn build<'a>(entries: impl Iterator<Item = &'a [u8]>) -> Self {
+    pub(crate) fn build(count: usize, mut write: impl FnMut(usize, &mut Vec<u8>)) -> Self {
         let mut index = Self::default();
-        let mut frequencies = HashMap::new();
-        for (doc, text) in entries.enumerate() {
-            frequencies.clear();
-            let length = serde_json::from_slice::<Value>(text)
-                .map_or(0.0, |entry| document_terms(&entry, &mut frequencies));
-            let doc = u32::try_from(doc).unwrap_or(u32::MAX);
-            for (term, frequency) in frequencies.drain() {
-                index
-                    .postings
-                    .entry(term.into_boxed_str())
-                    .or_default()
-                    .push((doc, frequency));
+        let mut scratch = Scratch::default();
+        let mut text = Vec::new();
+        for at in 0..count {
+            text.clear();
+            write(at, &mut text);
+            let doc = u32::try_from(at).unwrap_or(u32::MAX);
+            let entry: Entry<'_> = serde_json::from_slice(&text).unwrap_or_default();
+            let mut length = 0.0;
+            let mut add = |text: &str, weight: f32, scratch: &mut Scratch| {
+                each_term(text, scratch, &mut |term| {
+                    length += weight;
+                    index.add(term, doc, weight);
+                });
+            };
+            let fields = [
+                (&entry.name, NAME),
+                (&entry.title, TITLE),
+                (&entry.description, DESCRIPTION),
+            ];
+            for (field, weight) in fields {
+                if let Some(text) = &field.0 {
+                    add(text, weight, &mut scratch);
+                }
+            }
+            for (name, description) in &entry.input_schema.0 {
+                add(name, PROPERTY_NAME, &mut scratch);
+                if let Some(text) = &description.0 {
+                    add(text, PROPERTY_DESCRIPTION, &mut scratch);
+                }
             }
             index.lengths.push(length);
         }
@@ -102,6 +95,25 @@ impl SearchIndex {
             total / index.lengths.len() as f32
         };
         index
+    }
+
+    /// Adds one occurrence of `term` in `doc`, the last document added so far.
+    fn add(&mut self, term: &str, doc: u32, weight: f32) {
+        let id = if let Some(&id) = self.ids.get(term) {
+            id
+        } else {
+            let id = u32::try_from(self.postings.len()).unwrap_or(u32::MAX);
+            self.ids.insert(term.into(), id);
+            self.postings.push(Vec::new());
+            id
+        };
+        let Some(postings) = self.postings.get_mut(id as usize) else {
+            return;
+        };
+        match postings.last_mut() {
+            Some((last, frequency)) if *last == doc => *frequency += weight,
+            _ => postings.push((doc, weight)),
+        }
     }
 
     /// The documents that match `query`, best first (ties in list order), at most `limit`.
@@ -117,7 +129,9 @@ impl SearchIndex {
         let count = self.lengths.len() as f32;
         let mut scores = vec![0.0_f32; self.lengths.len()];
         for word in &words {
-            let Some(postings) = self.postings.get(word.as_str()) else {
+            let Some(postings) =
+                (self.ids.get(word.as_str())).and_then(|&id| self.postings.get(id as usize))
+            else {
                 continue;
             };
             let df = postings.len() as f32;

@@ -1,6 +1,7 @@
 //! A route's `search_tools` (CONTRACT S1–S4): what its manifest's `toolSearch` says, the tools
 //! it searches, and their ranking (`index`, built the first time the route is searched).
 
+mod entry_fields;
 mod index;
 mod tokens;
 
@@ -117,18 +118,12 @@ impl ToolSearch {
         keep: Option<&dyn Fn(&str) -> bool>,
     ) -> Vec<u8> {
         let index = self.index.get_or_init(|| {
-            let texts: Vec<Vec<u8>> = self
-                .documents
-                .iter()
-                .map(|&at| {
-                    let mut text = Vec::new();
-                    if let Some(entry) = self.entry(route, at) {
-                        entry.write_to(&mut text);
-                    }
-                    text
-                })
-                .collect();
-            SearchIndex::build(texts.iter().map(Vec::as_slice))
+            SearchIndex::build(self.documents.len(), |doc, text| {
+                if let Some(entry) = (self.documents.get(doc)).and_then(|&at| self.entry(route, at))
+                {
+                    entry.write_to(text);
+                }
+            })
         });
         let mut out = Vec::with_capacity(1024);
         out.extend_from_slice(br#"{"tools":["#);

@@ -12,12 +12,44 @@
 //!   one character gives that character.
 //! - Everything else (spaces, punctuation, `_`, `.`, `-`, `/`) separates terms.
 
-/// English function words that say nothing about what a tool does.
-const STOP_WORDS: [&str; 32] = [
-    "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "for", "from", "i", "in", "is",
-    "it", "me", "my", "of", "on", "or", "please", "that", "the", "this", "to", "want", "what",
-    "which", "with", "you", "your",
-];
+/// Whether `word` (lower-cased) is one of the English function words that say nothing about
+/// what a tool does.
+fn is_stop_word(word: &str) -> bool {
+    matches!(
+        word,
+        "a" | "an"
+            | "and"
+            | "are"
+            | "as"
+            | "at"
+            | "be"
+            | "by"
+            | "can"
+            | "do"
+            | "for"
+            | "from"
+            | "i"
+            | "in"
+            | "is"
+            | "it"
+            | "me"
+            | "my"
+            | "of"
+            | "on"
+            | "or"
+            | "please"
+            | "that"
+            | "the"
+            | "this"
+            | "to"
+            | "want"
+            | "what"
+            | "which"
+            | "with"
+            | "you"
+            | "your"
+    )
+}
 
 /// How a character takes part in a term.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -31,6 +63,13 @@ enum Class {
 }
 
 fn class(c: char) -> Class {
+    if c.is_ascii() {
+        return if c.is_ascii_alphanumeric() {
+            Class::Spaced
+        } else {
+            Class::Other
+        };
+    }
     let code = u32::from(c);
     let unspaced = matches!(code,
         0x1100..=0x11FF | 0x3130..=0x318F | 0xA960..=0xA97F | 0xAC00..=0xD7AF | 0xD7B0..=0xD7FF
@@ -44,30 +83,82 @@ fn class(c: char) -> Class {
     }
 }
 
+/// Buffers a tokenizer reuses from text to text, so that a term costs no allocation.
+#[derive(Debug, Default)]
+pub(crate) struct Scratch {
+    word: String,
+    chars: Vec<char>,
+}
+
 /// Appends the terms of `text` to `out`, in order (with repeats).
 pub(crate) fn terms(text: &str, out: &mut Vec<String>) {
-    let mut run = String::new();
+    each_term(text, &mut Scratch::default(), &mut |term| {
+        out.push(term.to_string());
+    });
+}
+
+/// Gives each term of `text` to `out`, in order (with repeats), borrowed from `text` or from
+/// `scratch`.
+pub(crate) fn each_term(text: &str, scratch: &mut Scratch, out: &mut impl FnMut(&str)) {
+    let mut start = 0;
     let mut run_class = Class::Other;
-    for c in text.chars().chain(std::iter::once(' ')) {
+    for (i, c) in text.char_indices() {
         let next = class(c);
-        if next != run_class && !run.is_empty() {
-            match run_class {
-                Class::Spaced => spaced_terms(&run, out),
-                Class::Unspaced => unspaced_terms(&run, out),
-                Class::Other => {}
-            }
-            run.clear();
+        if next != run_class {
+            run_terms(&text[start..i], run_class, scratch, out);
+            start = i;
+            run_class = next;
         }
-        run_class = next;
-        if next != Class::Other {
-            run.push(c);
-        }
+    }
+    run_terms(&text[start..], run_class, scratch, out);
+}
+
+fn run_terms(run: &str, class: Class, scratch: &mut Scratch, out: &mut impl FnMut(&str)) {
+    match class {
+        Class::Spaced if run.is_ascii() => ascii_terms(run.as_bytes(), scratch, out),
+        Class::Spaced => spaced_terms(run, scratch, out),
+        Class::Unspaced => unspaced_terms(run, out),
+        Class::Other => {}
     }
 }
 
+/// The terms of a run of ASCII letters and digits: [`spaced_terms`] on bytes.
+fn ascii_terms(run: &[u8], scratch: &mut Scratch, out: &mut impl FnMut(&str)) {
+    let mut start = 0;
+    let mut parts = 0;
+    for i in 1..=run.len() {
+        let boundary = i == run.len() || {
+            let (before, here) = (run[i - 1], run[i]);
+            (before.is_ascii_lowercase() && here.is_ascii_uppercase())
+                || (before.is_ascii_alphabetic() != here.is_ascii_alphabetic())
+                || (before.is_ascii_uppercase()
+                    && here.is_ascii_uppercase()
+                    && run.get(i + 1).is_some_and(u8::is_ascii_lowercase))
+        };
+        if boundary {
+            ascii_word(&run[start..i], scratch, out);
+            parts += 1;
+            start = i;
+        }
+    }
+    if parts > 1 {
+        ascii_word(run, scratch, out);
+    }
+}
+
+fn ascii_word(bytes: &[u8], scratch: &mut Scratch, out: &mut impl FnMut(&str)) {
+    scratch.word.clear();
+    scratch
+        .word
+        .extend(bytes.iter().map(|b| char::from(b.to_ascii_lowercase())));
+    push_word(&scratch.word, out);
+}
+
 /// The terms of a run of a spaced script: its camelCase and letter/digit parts, and the whole.
-fn spaced_terms(run: &str, out: &mut Vec<String>) {
-    let chars: Vec<char> = run.chars().collect();
+fn spaced_terms(run: &str, scratch: &mut Scratch, out: &mut impl FnMut(&str)) {
+    let mut chars = std::mem::take(&mut scratch.chars);
+    chars.clear();
+    chars.extend(run.chars());
     let mut start = 0;
     let mut parts = 0;
     for i in 1..=chars.len() {
@@ -91,29 +182,42 @@ fn spaced_terms(run: &str, out: &mut Vec<String>) {
     if parts > 1 {
         push_word(&run.to_lowercase(), out);
     }
+    scratch.chars = chars;
 }
 
 /// A lower-cased word as a term: without a plural `s`, unless it is a function word.
-fn push_word(word: &str, out: &mut Vec<String>) {
-    if STOP_WORDS.contains(&word) {
+fn push_word(word: &str, out: &mut impl FnMut(&str)) {
+    if is_stop_word(word) {
         return;
     }
     let stem = match word.strip_suffix('s') {
         Some(stem) if word.chars().count() >= 4 && !stem.ends_with('s') => stem,
         _ => word,
     };
-    out.push(stem.to_string());
+    out(stem);
 }
 
-/// The terms of a run of an unspaced script: its overlapping pairs of characters.
-fn unspaced_terms(run: &str, out: &mut Vec<String>) {
-    let chars: Vec<char> = run.chars().collect();
-    if chars.len() == 1 {
-        out.push(run.to_string());
+/// The terms of a run of an unspaced script: its overlapping pairs of characters, or the run
+/// itself when it is one character.
+fn unspaced_terms(run: &str, out: &mut impl FnMut(&str)) {
+    let mut ends = run
+        .char_indices()
+        .map(|(i, _)| i)
+        .skip(1)
+        .chain(std::iter::once(run.len()));
+    let Some(mut pair_start_next) = ends.next() else {
         return;
+    };
+    let mut pair_start = 0;
+    let mut pairs = 0;
+    for end in ends {
+        out(&run[pair_start..end]);
+        pairs += 1;
+        pair_start = pair_start_next;
+        pair_start_next = end;
     }
-    for pair in chars.windows(2) {
-        out.push(pair.iter().collect());
+    if pairs == 0 {
+        out(run);
     }
 }
 
@@ -148,5 +252,26 @@ mod tests {
         // Mixed text: each script's run by its own rule.
         assert_eq!(of("VPN연결 오류"), ["vpn", "연결", "오류"]);
         assert_eq!(of("Jira티켓을 생성"), ["jira", "티켓", "켓을", "생성"]);
+    }
+
+    /// Letters outside ASCII take the same camelCase and plural rules, by `char`.
+    #[test]
+    fn s4_other_spaced_scripts_split_like_ascii() {
+        assert_eq!(
+            of("ÉcoleNormale Straßen ÜBERSicht"),
+            [
+                "école",
+                "normale",
+                "écolenormale",
+                "straßen",
+                "über",
+                "sicht",
+                "übersicht"
+            ]
+        );
+        assert_eq!(of("Öls"), ["öls"]);
+        assert_eq!(of("näs2b"), ["näs", "2", "b", "näs2b"]);
+        assert_eq!(of(""), Vec::<String>::new());
+        assert_eq!(of(" - "), Vec::<String>::new());
     }
 }

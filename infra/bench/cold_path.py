@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""The cold path: a cold instance's first answer to each kind of request, at Lambda CPU shares.
+
+For each generated manifest (1,000 and 10,000 tools, cold_start.py's), with the route's
+`toolSearch` off and in mode `add` (CONTRACT S1), and at the CPU shares of a 1,769 MB and a
+256 MB function (cgroup v1 CFS quotas), this starts the release `mcp-local` and times exec to
+the first answer of one request:
+
+- `tools/list`: the first page of the list;
+- `tools/call`: a tool with no required property called with `{}`, its endpoint a small Tool
+  Service of this script (outside the group) that answers `[{"ok": true}]`; the gateway
+  compiles the tool's validator, validates, forwards and maps the answer;
+- `search_tools` (search on only): a query in English, the first search of the instance.
+
+Starts are interleaved: each round starts every cell once, in an order that rotates. The
+table gives the median of `--repeats` starts per cell and the resident memory after the first
+answer. Needs root and cgroup v1's cpu controller (as cold_start.py); traffic goes to 127.0.0.1
+only. Not part of CI.
+
+    python3 infra/bench/cold_path.py --binary target/release/mcp-local --repeats 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.server
+import json
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from cold_start import (  # noqa: E402  (no side effects on import)
+    SHARES,
+    CpuGroup,
+    commit_label,
+    generated_manifest,
+    log,
+    start_and_ask,
+)
+from run import LIST_BODY, load_average, machine, median  # noqa: E402
+
+COLD_SHARES = [s for s in SHARES if s[0] in ("1,769 MB", "256 MB")]
+TOOL_COUNTS = [1_000, 10_000]
+SEARCH_QUERY = "create a support ticket for a customer"
+
+
+class ToolService(http.server.BaseHTTPRequestHandler):
+    """Answers every POST with the same JSON array, after reading the body."""
+
+    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+        self.rfile.read(int(self.headers.get("content-length", 0)))
+        body = b'[{"ok":true}]'
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *_args) -> None:
+        pass
+
+
+def rpc(method: str, params: dict | None = None) -> str:
+    message = {"jsonrpc": "2.0", "id": 1, "method": method}
+    if params is not None:
+        message["params"] = params
+    return json.dumps(message, separators=(",", ":"))
+
+
+def check(first: str, status: int, body: bytes) -> None:
+    """The answer is the one this request should get, not an error."""
+    if status != 200:
+        raise SystemExit(f"cold-path: {first} answered {status}: {body[:300]!r}")
+    result = json.loads(body).get("result")
+    if result is None:
+        raise SystemExit(f"cold-path: {first} answered {body[:300]!r}")
+    if first == "tools/list" and not result.get("tools"):
+        raise SystemExit(f"cold-path: tools/list listed nothing: {body[:300]!r}")
+    if first == "tools/call" and (result.get("isError") or "ok" not in json.dumps(result)):
+        raise SystemExit(f"cold-path: tools/call answered {body[:300]!r}")
+    if first == "search_tools" and not result.get("structuredContent", {}).get("tools"):
+        raise SystemExit(f"cold-path: search_tools found nothing: {body[:300]!r}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--binary", type=Path, required=True, help="a release mcp-local")
+    parser.add_argument("--repeats", type=int, default=5, help="starts per cell (default 5)")
+    parser.add_argument("--json", type=Path, help="also write every measurement to this file")
+    args = parser.parse_args()
+
+    service = http.server.ThreadingHTTPServer(("127.0.0.1", 0), ToolService)
+    threading.Thread(target=service.serve_forever, daemon=True).start()
+    endpoint = f"http://127.0.0.1:{service.server_address[1]}/tools"
+    load_before = load_average()
+    workdir = Path(tempfile.mkdtemp(prefix="mcp-cold-path-"))
+
+    cells: list[tuple[int, str, str, str, dict, str]] = []
+    for count in TOOL_COUNTS:
+        doc = generated_manifest(count)
+        tools = doc["routes"][0]["tools"]
+        for tool in tools:
+            tool["_meta"]["endpoint"] = f"{endpoint}/{tool['name']}"
+        # A tool without required properties (every tenth), `{}` is valid for it.
+        callee = next(t["name"] for t in tools if not t["inputSchema"].get("required"))
+        for search in ("off", "add"):
+            if search == "add":
+                doc["routes"][0]["toolSearch"] = {"mode": "add"}
+            file = workdir / f"manifest-{count}-{search}.json"
+            file.write_text(json.dumps(doc, separators=(",", ":")))
+            case = {"env": {"MCP_PROFILE": "prod", "MCP_REGISTRY_SOURCE": f"file:{file}"},
+                    "args": ["--no-sample-tool-service"]}
+            firsts = {
+                "tools/list": LIST_BODY,
+                "tools/call": rpc("tools/call", {"name": callee, "arguments": {}}),
+            }
+            if search == "add":
+                firsts["search_tools"] = rpc("tools/call", {
+                    "name": "search_tools", "arguments": {"query": SEARCH_QUERY}})
+            for share, _quota in COLD_SHARES:
+                for first, body in firsts.items():
+                    cells.append((count, search, share, first, case, body))
+        del doc, tools
+
+    quotas = dict(COLD_SHARES)
+    times: dict[int, list[float]] = {i: [] for i in range(len(cells))}
+    rss: dict[int, list[float]] = {i: [] for i in range(len(cells))}
+    group = CpuGroup()
+    t_start = time.monotonic()
+    try:
+        for r in range(args.repeats):
+            log(f"round {r + 1}/{args.repeats}, load average {load_average()}")
+            shift = r % len(cells)
+            for i in list(range(shift, len(cells))) + list(range(shift)):
+                count, search, share, first, case, body = cells[i]
+                group.set_quota(quotas[share])
+                started, status, answer = start_and_ask(args.binary, case, group, body)
+                try:
+                    check(first, status, answer)
+                finally:
+                    started.stop()
+                times[i].append(started.ms)
+                rss[i].append(started.rss_mib)
+    finally:
+        group.remove()
+        service.shutdown()
+
+    print(f"\nmachine: {machine()}; commit {commit_label(args.binary)}; load average "
+          f"{load_before} before, {load_average()} after; {time.monotonic() - t_start:.0f} s; "
+          f"median of {args.repeats} starts, ms (RSS MiB after the first answer)\n")
+    print("| tools | toolSearch | first request | 1,769 MB | 256 MB |")
+    print("|--:|---|---|--:|--:|")
+    rows: dict[tuple[int, str, str], dict[str, str]] = {}
+    for i, (count, search, share, first, _case, _body) in enumerate(cells):
+        cell = f"{median(times[i]):.1f} ({median(rss[i]):.1f})"
+        rows.setdefault((count, search, first), {})[share] = cell
+    for (count, search, first), by_share in rows.items():
+        print(f"| {count:,} | {search} | `{first}` | {by_share.get('1,769 MB', '')} | "
+              f"{by_share.get('256 MB', '')} |")
+    if args.json:
+        args.json.write_text(json.dumps([
+            {"tools": c[0], "toolSearch": c[1], "share": c[2], "first": c[3],
+             "ms": times[i], "rss_mib": rss[i]} for i, c in enumerate(cells)], indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
