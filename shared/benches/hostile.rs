@@ -53,6 +53,13 @@ fn gateway() -> Gateway<NoToolService> {
                 "_meta": {"endpoint": format!("http://127.0.0.1:9/tools/{i}")}
             })
         })
+        .chain(std::iter::once(json!({
+            "name": "tool_ids",
+            "description": "Looks up records by their 64-bit ids.",
+            "inputSchema": {"type": "object", "properties": {
+                "ids": {"type": "array", "items": {"type": "integer"}, "uniqueItems": true}}},
+            "_meta": {"endpoint": "http://127.0.0.1:9/tools/ids"}
+        })))
         .collect();
     let manifest = json!({"manifestVersion": 1, "routes": [{"routeKey": "core",
         "server": {"name": "bench", "version": "1"}, "toolSearch": {"mode": "add"},
@@ -156,6 +163,10 @@ fn cases() -> Vec<Case> {
         r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"tool_0001","arguments":{{"query":"q","x":[{}]}}}}}}"#,
         vec![halfway.as_str(); 3_320].join(",")
     );
+    // E6's most integers beyond a double's precision (50 items each): 198 distinct ones that
+    // round to the same double, and the first again, which `uniqueItems` finds last.
+    let mut ids: Vec<u64> = (0..198).map(|j| (1_u64 << 63) + j).collect();
+    ids.push(1_u64 << 63);
     let huge_number = format!(
         r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"tool_0001","arguments":{{"query":"q","limit":{}}}}}}}"#,
         "9".repeat(BODY_BYTES - 200)
@@ -222,6 +233,12 @@ fn cases() -> Vec<Case> {
             "numbers_3320_halfway_of_24_characters",
             Bytes::from(numbers),
             "Additional properties are not allowed",
+        ),
+        legacy(
+            "integers_199_sharing_one_double_in_unique_items",
+            call("tool_ids", json!({ "ids": ids })),
+            // `uniqueItems`' text quotes the array first: the cut keeps only its start.
+            "Invalid params: [9223372036854775808,9223372036854775809,",
         ),
         legacy(
             "number_of_a_million_digits",

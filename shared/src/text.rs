@@ -59,8 +59,10 @@ pub fn violation_message(
             // buffer refuses it (about 0.3 ms per MiB), so only the prefix the buffer can take is
             // written, in the instance's place.
             Value::String(text) if text.len() > max_bytes => {
-                let quoted =
-                    serde_json::to_string(prefix_within(text, max_bytes)).unwrap_or_default();
+                // A character is at most 4 bytes: the prefix holds more than `max_bytes`, so
+                // the buffer's cut falls inside it, where the whole text's would.
+                let kept = prefix_within(text, max_bytes + 4);
+                let quoted = serde_json::to_string(kept).unwrap_or_default();
                 // Without its closing quote: the text goes on past the cut.
                 let open = quoted.strip_suffix('"').unwrap_or(&quoted);
                 write!(out, "{}", error.masked_with(open))
@@ -157,7 +159,16 @@ mod tests {
             serde_json::json!({"not": {"type": "string"}}),
             serde_json::json!(false),
         ];
-        for text in ["가\"\\\n".repeat(300), "x".repeat(513), "é".repeat(257)] {
+        let texts = [
+            "가\"\\\n".repeat(300),
+            "x".repeat(513),
+            "é".repeat(257),
+            // Characters of 3 and 4 bytes that end short of a cut (the quote before them).
+            "가".repeat(200),
+            format!("a{}", "😀".repeat(200)),
+            "가".repeat(171),
+        ];
+        for text in texts {
             let instance = Value::String(text);
             for schema in &schemas {
                 let validator = jsonschema::options()

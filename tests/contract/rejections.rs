@@ -830,6 +830,39 @@ async fn e6_a_number_over_64_characters_is_invalid_request_with_null_id() {
         "Invalid Request: message holds more than 10000 JSON values and member names",
         &Value::Null,
     );
+    // An integer of more than 15 digits counts 50 items: 11 items and 199 of them fit, 200
+    // do not; the same digits with a fraction count by their length.
+    let big = "9223372036854779904";
+    let answer = h
+        .send(request(
+            "POST",
+            "/mcp/core",
+            &[JSON, VERSION],
+            ping_with_numbers(199, big),
+        ))
+        .await;
+    assert_eq!(answer.json()["result"], json!({}), "{:?}", answer.body);
+    h.send(request(
+        "POST",
+        "/mcp/core",
+        &[JSON, VERSION],
+        ping_with_numbers(200, big),
+    ))
+    .await
+    .assert_rpc_error(
+        -32600,
+        "Invalid Request: message holds more than 10000 JSON values and member names",
+        &Value::Null,
+    );
+    let answer = h
+        .send(request(
+            "POST",
+            "/mcp/core",
+            &[JSON, VERSION],
+            ping_with_numbers(2_000, &format!("{big}.5")),
+        ))
+        .await;
+    assert_eq!(answer.json()["result"], json!({}), "{:?}", answer.body);
     for over in [format!("{at_limit}1"), "9".repeat(1_000_000)] {
         let answer = h
             .send(request(

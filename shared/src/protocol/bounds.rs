@@ -12,14 +12,24 @@ use memchr::memchr2;
 
 /// Most JSON items one request body may hold: every value (object, array, string, number,
 /// `true`, `false`, `null`) and every object member's name counts one, a long number one per
-/// [`NUMBER_CHARS_PER_ITEM`] characters and a long member name one per
-/// [`NAME_BYTES_PER_ITEM`] bytes (CONTRACT E6).
+/// [`NUMBER_CHARS_PER_ITEM`] characters, an integer beyond a double's precision
+/// [`BIG_INTEGER_ITEMS`] and a long member name one per [`NAME_BYTES_PER_ITEM`] bytes
+/// (CONTRACT E6).
 pub const MAX_JSON_ITEMS: usize = 10_000;
 
 /// Characters of a number that count one item (CONTRACT E6): a number of 9 to 16 characters
 /// counts two. A number of more than 19 significant digits is read by a slow exact path
 /// (about 100 to 250 ns at one core), so long numbers count by their length.
 pub const NUMBER_CHARS_PER_ITEM: usize = 8;
+
+/// Digits of the longest integer every one of which a double holds exactly (2^53 has 16).
+pub const MAX_EXACT_INTEGER_DIGITS: usize = 15;
+
+/// Items an integer of more than [`MAX_EXACT_INTEGER_DIGITS`] digits counts (CONTRACT E6): at
+/// most 200 of them in a body. Up to 2,048 distinct integers beyond 2^53 round to the same
+/// double, and JSON Schema's `uniqueItems` check hashes numbers by their double, so an array of
+/// such integers costs comparisons quadratic in their count.
+pub const BIG_INTEGER_ITEMS: usize = 50;
 
 /// Bytes of a member name that count one item (CONTRACT E6): a name of 33 to 64 bytes counts
 /// two. Each name is allocated and hashed into its object's map, about five times the cost of
@@ -91,7 +101,14 @@ pub fn check(body: &[u8]) -> Result<(), OverBounds> {
                 if i - start > MAX_NUMBER_CHARS {
                     return Err(OverBounds::NumberTooLong);
                 }
-                items += (i - start).div_ceil(NUMBER_CHARS_PER_ITEM);
+                let number = &body[start..i];
+                let digits = number.iter().filter(|b| b.is_ascii_digit()).count();
+                let integer = !number.iter().any(|b| matches!(b, b'.' | b'e' | b'E'));
+                items += if integer && digits > MAX_EXACT_INTEGER_DIGITS {
+                    BIG_INTEGER_ITEMS
+                } else {
+                    number.len().div_ceil(NUMBER_CHARS_PER_ITEM)
+                };
             }
             // `true`, `false` and `null` count once, at their first letter.
             b'a'..=b'z' | b'A'..=b'Z' => {
@@ -211,6 +228,24 @@ mod tests {
         assert_eq!(check(values(9_999).as_bytes()), Ok(()));
         // An empty name and a name of 32 bytes count one.
         assert_eq!(check(br#"{"":1}"#), Ok(()));
+    }
+
+    /// CONTRACT E6: an integer of more than 15 digits counts 50 items, a fraction or an
+    /// exponent of the same length counts by its length.
+    #[test]
+    fn e6_integers_beyond_a_doubles_precision_count_fifty() {
+        let big = |n: usize, number: &str| format!("[{}]", vec![number; n].join(","));
+        // The array and 199 integers of 19 digits: 1 + 199 * 50 = 9,951 items.
+        assert_eq!(check(big(199, "9223372036854779904").as_bytes()), Ok(()));
+        assert_eq!(
+            check(big(200, "9223372036854779904").as_bytes()),
+            Err(OverBounds::TooManyItems)
+        );
+        assert_eq!(check(big(200, "-922337203685477").as_bytes()), Ok(()));
+        assert_eq!(
+            check(big(3_000, "9223372036854779904.0").as_bytes()),
+            Ok(())
+        );
     }
 
     /// A body that ends inside a string or after a lone backslash is counted without reading
