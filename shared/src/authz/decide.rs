@@ -140,7 +140,11 @@ impl CallerView<'_> {
         if p.mode == super::Mode::Shadow {
             return true;
         }
-        let Some(entities) = self.entities(&[&action.entity]) else {
+        let entities = action
+            .entities
+            .clone()
+            .add_entities([self.entity.clone()], None);
+        let Ok(entities) = entities else {
             return false;
         };
         self.visible_in(action, &entities)
@@ -216,7 +220,13 @@ impl CallerView<'_> {
                 Vec::new(),
             )
         };
-        let Some(entities) = self.entities(&[&action.entity]) else {
+        // The action's store of load with this caller added: no transitive closure of the
+        // route's entities per call.
+        let entities = action
+            .entities
+            .clone()
+            .add_entities([self.entity.clone()], None);
+        let Ok(entities) = entities else {
             return Some(evaluation_error());
         };
         let context = Context::from_pairs([

@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use std::str::FromStr;
 
 use cedar_policy::{
-    ActionConstraint, Entity, EntityId, EntityTypeName, EntityUid, PolicyId, PolicySet, Schema,
-    ValidationMode, Validator,
+    ActionConstraint, Entities, Entity, EntityId, EntityTypeName, EntityUid, PolicyId, PolicySet,
+    Schema, ValidationMode, Validator,
 };
 use miette::Diagnostic as _;
 use serde_json::Value;
@@ -42,6 +42,9 @@ pub(super) struct ToolAction {
     /// evaluates (a policy whose scope excludes the action is never satisfied and never
     /// errors, since Cedar checks the scope before the conditions).
     pub(super) policies: PolicySet,
+    /// The route, `call_tool` and this action as one entity store, its transitive closure
+    /// computed once at load: a call adds only its caller (STYLE 10).
+    pub(super) entities: Entities,
 }
 
 /// Whether `policy`'s action scope can hold `action`, a member of `call_tool` only.
@@ -157,11 +160,19 @@ impl RoutePolicies {
         // Each tool's slice of the set, in the text's order (STYLE 10: once, at load).
         let in_order: Vec<&cedar_policy::Policy> =
             order.iter().filter_map(|id| policies.policy(id)).collect();
+        let route = Entity::new_no_attrs(uid("Route", key), [].into());
+        let call_tool = Entity::new_no_attrs(call_tool_uid.clone(), [].into());
         let tools = tools
             .into_iter()
             .map(|(name, input)| {
                 let uid = uid("Action", &name);
                 let entity = Entity::new_no_attrs(uid.clone(), [call_tool_uid.clone()].into());
+                // Three distinct entities without attributes: no error is possible.
+                let entities = Entities::from_entities(
+                    [route.clone(), call_tool.clone(), entity.clone()],
+                    None,
+                )
+                .unwrap_or_else(|_| Entities::empty());
                 let mut slice = PolicySet::new();
                 for policy in in_order
                     .iter()
@@ -175,6 +186,7 @@ impl RoutePolicies {
                     entity,
                     input,
                     policies: slice,
+                    entities,
                 };
                 (name, action)
             })
@@ -182,8 +194,8 @@ impl RoutePolicies {
         Ok(Self {
             mode,
             policies,
-            route: Entity::new_no_attrs(uid("Route", key), [].into()),
-            call_tool: Entity::new_no_attrs(call_tool_uid, [].into()),
+            route,
+            call_tool,
             tools,
             tool_order,
             order,
