@@ -7,6 +7,7 @@
 //! held exactly and the call is refused (Z5), never rounded to something that passes.
 
 use std::borrow::Cow;
+use std::sync::LazyLock;
 
 use cedar_policy::RestrictedExpression;
 
@@ -135,10 +136,29 @@ fn value<A: ArgumentText>(
                     .ok_or_else(inexact)
             } else {
                 let text = number.decimal().ok_or_else(inexact)?;
-                Ok(RestrictedExpression::new_decimal(text))
+                Ok(decimal(text))
             }
         }
     }
+}
+
+/// The name of Cedar's `decimal` constructor, parsed once.
+static DECIMAL: LazyLock<cedar_policy_core::ast::Name> = LazyLock::new(|| {
+    cedar_policy_core::ast::Name::parse_unqualified_name("decimal")
+        .expect("`decimal` is a valid Cedar name")
+});
+
+/// The Cedar value `decimal("<text>")`, what `RestrictedExpression::new_decimal(text)` makes,
+/// without that function's parse of the name `decimal` with Cedar's grammar (a lexer and its
+/// DFA built on every call: about a third of a decision with one decimal argument). Through
+/// Cedar's AST, whose conversion to the public type cedar-policy keeps public but undocumented;
+/// `cedar-policy-core` is pinned to the version cedar-policy uses, and a test compares the two.
+fn decimal(text: String) -> RestrictedExpression {
+    use cedar_policy_core::ast::RestrictedExpr;
+    RestrictedExpression::from(RestrictedExpr::call_extension_fn(
+        DECIMAL.clone(),
+        [RestrictedExpr::val(text)],
+    ))
 }
 
 /// The most digits a number's text may have before it is judged: more can never fit.
@@ -236,6 +256,18 @@ impl ExactNumber {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn z2_a_decimal_is_the_value_cedars_own_constructor_makes() {
+        use cedar_policy_core::ast::RestrictedExpr;
+        for text in ["0.0", "12.5", "-922337203685477.5808", "500.0001"] {
+            let ours = decimal(text.to_string());
+            let cedars = RestrictedExpression::new_decimal(text);
+            let (ours, cedars): (&RestrictedExpr, &RestrictedExpr) =
+                (ours.as_ref(), cedars.as_ref());
+            assert_eq!(ours, cedars, "{text}");
+        }
+    }
 
     #[test]
     fn z5_numbers_are_read_exactly_from_their_text() {
