@@ -396,6 +396,96 @@ async fn z8_policies_that_fail_to_parse_or_validate_fail_the_load_naming_the_pol
     );
 }
 
+/// The digest `mcp-manifest policy embed` would write for `document`'s route 0 and `policies`:
+/// its tools in order, but for the two entries of `versioned`, which the route's Cedar schema
+/// leaves out as the load does.
+fn digest_of(document: &Value, policies: &str) -> String {
+    use mcp_gateway::authz::schema::input_type;
+    let tools: Vec<(String, mcp_gateway::authz::schema::CedarType)> =
+        document["routes"][0]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| t["name"] != "versioned")
+            .map(|t| {
+                (
+                    t["name"].as_str().unwrap().to_string(),
+                    input_type(&t["inputSchema"]),
+                )
+            })
+            .collect();
+    mcp_gateway::authz::policies::validation_digest(
+        tools.iter().map(|(n, t)| (n.as_str(), t)),
+        policies,
+    )
+}
+
+const MISTYPED: &str = r#"@id("typo") permit(principal, action == Gateway::Action::"refund", resource) when { context.input.amout > decimal("1.0") };"#;
+
+#[tokio::test]
+async fn z11_a_matching_digest_stands_for_strict_validation_and_a_stale_one_does_not() {
+    let mut document = gateway_tests::manifest("http://127.0.0.1:9");
+    with_policies(&mut document, "enforce", MISTYPED);
+    // What strict validation refuses (Z8) loads when its digest vouches for it: the digest is
+    // `mcp-manifest policy embed`'s, written only after its own validation passed.
+    let digest = digest_of(&document, MISTYPED);
+    assert!(
+        digest.starts_with("sha256:") && digest.len() == 71,
+        "{digest}"
+    );
+    document["routes"][0]["authorization"]["validated"] = json!(digest);
+    let snapshot = compile_manifest(&document).expect("a matching digest is not validated again");
+    let policies = snapshot.route("core").unwrap().policies().unwrap();
+    assert_eq!(policies.validation_digest(), digest);
+    // A digest of other policies, other tools or made up is stale: the load validates in full.
+    for stale in [
+        digest_of(&document, POLICIES),
+        format!("sha256:{}", "0".repeat(64)),
+        "anything".to_string(),
+    ] {
+        document["routes"][0]["authorization"]["validated"] = json!(stale);
+        let problems = compile_manifest(&document).unwrap_err();
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(
+            problems[0]
+                .to_string()
+                .starts_with("routes[0].authorization.policies: for policy `typo`, "),
+            "{problems:?}"
+        );
+    }
+    let mut changed = document.clone();
+    changed["routes"][0]["authorization"]["validated"] = json!(digest);
+    let refund = changed["routes"][0]["tools"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|t| t["name"] == "refund")
+        .unwrap();
+    refund["inputSchema"]["properties"]["amount"]["type"] = json!("integer");
+    assert!(compile_manifest(&changed).is_err(), "a tool's type changed");
+    document["routes"][0]["authorization"]["validated"] = json!(1);
+    assert_eq!(
+        compile_manifest(&document).unwrap_err()[0].to_string(),
+        "routes[0].authorization.validated: must be the string `mcp-manifest policy embed` writes"
+    );
+}
+
+#[tokio::test]
+async fn z11_policies_loaded_on_a_digest_still_deny_what_errors() {
+    let h = Harness::with_manifest(Config::fixed_defaults(), |d| {
+        with_policies(d, "enforce", MISTYPED);
+        let digest = digest_of(d, MISTYPED);
+        d["routes"][0]["authorization"]["validated"] = json!(digest);
+    })
+    .await;
+    let answer = call(&h, "refund", json!({"amount": 5})).await;
+    assert_eq!(
+        text(&answer),
+        "Tool call denied: policy 'typo' could not be evaluated for these arguments"
+    );
+    assert!(h.tool_service.received_requests().await.unwrap().is_empty());
+}
+
 #[tokio::test]
 async fn z5_argument_forms_do_not_bypass_a_forbid() {
     let h = harness("enforce").await;

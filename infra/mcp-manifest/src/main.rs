@@ -224,6 +224,8 @@ async fn validate(
         }
     }
     let mut unreachable = Vec::new();
+    // CONTRACT Z11: validate checks every policy set in full, whatever digest it carries.
+    let digests = policy::take_digests(&mut document);
     match compile_manifest(&document) {
         Err(problems) => report.errors = problems,
         Ok(snapshot) => {
@@ -231,6 +233,7 @@ async fn validate(
                 report.errors.push(problem);
             }
             unreachable = unreachable_tools(&snapshot);
+            unreachable.extend(policy::stale_digests(&snapshot, &digests));
             // CONTRACT T2: each listed tool's entry, as the gateway writes it from this text,
             // fits on a tools/list page of the deployment's MCP_MAX_RESPONSE_BYTES.
             if let Ok(served) = compile_bytes(&report.source, &bytes) {

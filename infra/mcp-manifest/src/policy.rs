@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use clap::Subcommand;
 use mcp_gateway::authz::schema::schema_text;
 use mcp_gateway::authz::{CallerFacts, DecisionKind, RequestFacts};
-use mcp_gateway::registry::{Route, compile_manifest};
+use mcp_gateway::registry::{ManifestProblem, Route, Snapshot, compile_manifest};
 use serde_json::Value;
 
 /// `mcp-manifest policy` commands.
@@ -69,6 +69,70 @@ pub(crate) fn resolve_files(document: &mut Value, base: &Path) -> Result<bool, S
         replaced = true;
     }
     Ok(replaced)
+}
+
+/// The route objects of a manifest with their keys (`""` for a single-route manifest's top
+/// level), mutable.
+fn route_objects(document: &mut Value) -> Vec<(String, &mut Value)> {
+    if document.get("routes").is_some_and(Value::is_array) {
+        document["routes"]
+            .as_array_mut()
+            .into_iter()
+            .flatten()
+            .map(|route| {
+                let key = route["routeKey"].as_str().unwrap_or_default().to_string();
+                (key, route)
+            })
+            .collect()
+    } else {
+        vec![(String::new(), document)]
+    }
+}
+
+/// Takes each route's `authorization.validated` out of `document` (CONTRACT Z11), so that
+/// compiling it validates every policy set in full; returns the route keys and the digests
+/// taken.
+pub(crate) fn take_digests(document: &mut Value) -> Vec<(String, Value)> {
+    let mut taken = Vec::new();
+    for (key, route) in route_objects(document) {
+        let digest = route
+            .get_mut("authorization")
+            .and_then(Value::as_object_mut)
+            .and_then(|a| a.remove("validated"));
+        if let Some(digest) = digest {
+            taken.push((key, digest));
+        }
+    }
+    taken
+}
+
+/// CONTRACT Z11: a warning for each digest `taken` that is not the one its route's policies
+/// and tools have now (the gateway's load would validate them again).
+pub(crate) fn stale_digests(
+    snapshot: &Snapshot,
+    taken: &[(String, Value)],
+) -> Vec<ManifestProblem> {
+    let mut warnings = Vec::new();
+    for (key, digest) in taken {
+        let current = snapshot
+            .route(key)
+            .or_else(|| snapshot.fixed_route(key))
+            .and_then(|route| route.policies())
+            .map(mcp_gateway::authz::RoutePolicies::validation_digest);
+        if current.is_some_and(|c| digest.as_str() != Some(c)) {
+            warnings.push(ManifestProblem {
+                path: if key.is_empty() {
+                    "authorization.validated".into()
+                } else {
+                    format!("route '{key}': authorization.validated")
+                },
+                message: "stale: the policies or the tools changed since `mcp-manifest policy \
+                          embed` validated them, so each load validates them again"
+                    .into(),
+            });
+        }
+    }
+    warnings
 }
 
 fn read_manifest(source: &Path) -> Result<Value, String> {
@@ -256,8 +320,34 @@ fn test(cases: &Path) -> Result<bool, String> {
     Ok(failed == 0)
 }
 
+/// Writes the manifest with its `.cedar` files' text in place and, on each route with
+/// policies, `authorization.validated`: the digest of the policies and tools that strict
+/// validation has just accepted here (CONTRACT Z9, Z11).
 fn embed(source: &Path, output: Option<&Path>) -> Result<(), String> {
-    let document = read_manifest(source)?;
+    let mut document = read_manifest(source)?;
+    take_digests(&mut document);
+    let snapshot = compile_manifest(&document).map_err(|problems| {
+        let lines: Vec<String> = problems
+            .iter()
+            .map(|p| format!("{}: {}", p.path, p.message))
+            .collect();
+        format!("the manifest is invalid:\n{}", lines.join("\n"))
+    })?;
+    for (key, route) in route_objects(&mut document) {
+        let digest = snapshot
+            .route(&key)
+            .or_else(|| snapshot.fixed_route(&key))
+            .and_then(|route| route.policies())
+            .map(|p| p.validation_digest().to_string());
+        if let (Some(digest), Some(authorization)) = (
+            digest,
+            route
+                .get_mut("authorization")
+                .and_then(Value::as_object_mut),
+        ) {
+            authorization.insert("validated".into(), Value::String(digest));
+        }
+    }
     let text = serde_json::to_string_pretty(&document).map_err(|e| e.to_string())? + "\n";
     match output {
         None => print!("{text}"),

@@ -157,8 +157,17 @@ fn z9_policy_embed_writes_the_file_into_the_manifest_which_the_gateway_then_load
     let written: Value =
         serde_json::from_str(&std::fs::read_to_string(&out_path).unwrap()).unwrap();
     assert_eq!(written["routes"][0]["authorization"]["policies"], POLICIES);
+    // CONTRACT Z11: the digest of what was just validated, the one the gateway computes.
+    let digest = written["routes"][0]["authorization"]["validated"]
+        .as_str()
+        .expect("embed writes the validation digest")
+        .to_string();
+    let snapshot = mcp_gateway::registry::compile_manifest(&written).unwrap();
+    let policies = snapshot.route("core").unwrap().policies().unwrap();
+    assert_eq!(policies.validation_digest(), digest);
     let (code, out, _) = run(&["validate", &out_path]);
     assert_eq!(code, 0, "{out}");
+    assert!(!out.contains("stale"), "{out}");
     // The gateway itself loads text only: a file reference is a load problem.
     let unresolved: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
@@ -168,4 +177,65 @@ fn z9_policy_embed_writes_the_file_into_the_manifest_which_the_gateway_then_load
         "routes[0].authorization.policies: a policies file is read by mcp-manifest: run \
          `mcp-manifest policy embed` and load the manifest it writes"
     );
+}
+
+#[test]
+fn z11_validate_checks_in_full_whatever_the_digest_and_warns_when_it_is_stale() {
+    let dir = folder("stale", POLICIES);
+    let out_path = path(&dir, "upload.json");
+    let (code, _, err) = run(&[
+        "policy",
+        "embed",
+        &path(&dir, "manifest.json"),
+        "--output",
+        &out_path,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let mut written: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out_path).unwrap()).unwrap();
+    // A policy edited after embed: the digest is stale.
+    written["routes"][0]["authorization"]["policies"] = json!(format!(
+        "{POLICIES}\n@id(\"kill\") forbid(principal, action, resource);"
+    ));
+    std::fs::write(&out_path, written.to_string()).unwrap();
+    let (code, out, _) = run(&["validate", &out_path]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains(
+            "route 'core': authorization.validated: stale: the policies or the tools changed \
+             since `mcp-manifest policy embed` validated them, so each load validates them again"
+        ),
+        "{out}"
+    );
+    // A policy strict validation refuses is refused by validate though a digest vouches for it.
+    let typo = r#"@id("typo") permit(principal, action == Gateway::Action::"refund", resource) when { context.input.amout > decimal("1.0") };"#;
+    written["routes"][0]["authorization"]["policies"] = json!(typo);
+    let snapshot_tools: Vec<(String, mcp_gateway::authz::schema::CedarType)> = written["routes"][0]
+        ["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap().to_string(),
+                mcp_gateway::authz::schema::input_type(&t["inputSchema"]),
+            )
+        })
+        .collect();
+    written["routes"][0]["authorization"]["validated"] =
+        json!(mcp_gateway::authz::policies::validation_digest(
+            snapshot_tools.iter().map(|(n, t)| (n.as_str(), t)),
+            typo
+        ));
+    assert!(mcp_gateway::registry::compile_manifest(&written).is_ok());
+    std::fs::write(&out_path, written.to_string()).unwrap();
+    let (code, out, _) = run(&["validate", &out_path]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("for policy `typo`"), "{out}");
+    // And embed refuses it, writing nothing.
+    let refused = path(&dir, "refused.json");
+    let (code, _, err) = run(&["policy", "embed", &out_path, "--output", &refused]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("for policy `typo`"), "{err}");
+    assert!(!std::path::Path::new(&refused).exists());
 }

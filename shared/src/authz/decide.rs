@@ -11,13 +11,13 @@
 use std::collections::HashSet;
 
 use cedar_policy::{
-    Authorizer, Context, Decision as CedarDecision, Entities, Entity, EntityUid, PolicyId, Request,
-    RequestBuilder, RestrictedExpression,
+    Authorizer, Context, Decision as CedarDecision, Entities, Entity, EntityId, EntityUid,
+    PolicyId, Request, RequestBuilder, RestrictedExpression,
 };
 
 use super::caller::{CallerFacts, RequestFacts};
 use super::context::{ArgumentText, InputError, input_expression};
-use super::policies::{RoutePolicies, uid};
+use super::policies::RoutePolicies;
 
 /// How a call was decided (CONTRACT Z10: the usage event's `decision`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,7 +70,10 @@ impl RoutePolicies {
     /// The caller and request as the policies see them (CONTRACT Z2, Z3).
     #[must_use]
     pub fn view(&self, caller: &CallerFacts, request: &RequestFacts<'_>) -> Option<CallerView<'_>> {
-        let uid = uid("Caller", &caller.subject);
+        let uid = EntityUid::from_type_name_and_id(
+            self.caller_type.clone(),
+            EntityId::new(&caller.subject),
+        );
         let strings = |values: &[String]| {
             RestrictedExpression::new_set(
                 values.iter().cloned().map(RestrictedExpression::new_string),
@@ -140,8 +143,8 @@ impl CallerView<'_> {
         if p.mode == super::Mode::Shadow {
             return true;
         }
-        let entities = action
-            .entities
+        let entities = p
+            .entities(action)
             .clone()
             .add_entities([self.entity.clone()], None);
         let Ok(entities) = entities else {
@@ -178,6 +181,11 @@ impl CallerView<'_> {
 
     fn visible_in(&self, action: &super::policies::ToolAction, entities: &Entities) -> bool {
         let p = self.policies;
+        let slice = p.slice(action);
+        // No policy's scope holds the tool: nothing can permit it (Cedar would say Deny).
+        if slice.is_empty() {
+            return false;
+        }
         let context = Context::from_pairs([
             (
                 "input".to_string(),
@@ -192,7 +200,7 @@ impl CallerView<'_> {
             .resource(p.route.uid())
             .context(context)
             .build();
-        let partial = Authorizer::new().is_authorized_partial(&request, &action.policies, entities);
+        let partial = Authorizer::new().is_authorized_partial(&request, slice, entities);
         partial.decision() != Some(CedarDecision::Deny)
             && partial.definitely_errored().next().is_none()
     }
@@ -222,8 +230,8 @@ impl CallerView<'_> {
         };
         // The action's store of load with this caller added: no transitive closure of the
         // route's entities per call.
-        let entities = action
-            .entities
+        let entities = p
+            .entities(action)
             .clone()
             .add_entities([self.entity.clone()], None);
         let Ok(entities) = entities else {
@@ -249,7 +257,7 @@ impl CallerView<'_> {
         let Ok(request) = request else {
             return Some(evaluation_error());
         };
-        let response = Authorizer::new().is_authorized(&request, &action.policies, &entities);
+        let response = Authorizer::new().is_authorized(&request, p.slice(action), &entities);
         let diagnostics = response.diagnostics();
         let in_order = |ids: HashSet<&PolicyId>| -> Vec<String> {
             p.order

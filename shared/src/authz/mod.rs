@@ -14,6 +14,7 @@ pub mod decide;
 pub mod policies;
 mod reach;
 pub mod schema;
+pub mod shape;
 
 pub use caller::{CallerFacts, RequestFacts};
 pub use context::{ArgumentText, InputError, NotAnObject};

@@ -2,7 +2,9 @@
 //! and validated in strict mode against the route's generated schema once, at load.
 
 use std::collections::HashMap;
+use std::fmt::Write as _;
 use std::str::FromStr;
+use std::sync::OnceLock;
 
 use cedar_policy::{
     ActionConstraint, Entities, Entity, EntityId, EntityTypeName, EntityUid, PolicyId, PolicySet,
@@ -10,8 +12,13 @@ use cedar_policy::{
 };
 use miette::Diagnostic as _;
 use serde_json::Value;
+use sha2::{Digest as _, Sha256};
 
 use super::schema::{CALL_TOOL, CedarType, input_type, schema_json};
+
+/// The Cedar release whose strict validation a `validated` digest vouches for (CONTRACT Z11):
+/// the version `Cargo.lock` pins (a test holds the two together).
+pub const CEDAR_VERSION: &str = "4.14.1";
 
 /// What a route's policies do (CONTRACT Z1, Z7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,19 +47,65 @@ pub(super) struct ToolAction {
     pub(super) input: CedarType,
     /// The policies whose action scope can hold this tool's action: the only ones a call of it
     /// evaluates (a policy whose scope excludes the action is never satisfied and never
-    /// errors, since Cedar checks the scope before the conditions).
-    pub(super) policies: PolicySet,
+    /// errors, since Cedar checks the scope before the conditions). Made by the first decision
+    /// about the tool, so that a cold start with a thousand tools pays for none of them
+    /// ([`RoutePolicies::slice`]).
+    slice: OnceLock<PolicySet>,
     /// The route, `call_tool` and this action as one entity store, its transitive closure
-    /// computed once at load: a call adds only its caller (STYLE 10).
-    pub(super) entities: Entities,
+    /// computed once: a call adds only its caller (STYLE 10; [`RoutePolicies::entities`]).
+    entities: OnceLock<Entities>,
 }
 
-/// Whether `policy`'s action scope can hold `action`, a member of `call_tool` only.
-fn scope_holds(policy: &cedar_policy::Policy, action: &EntityUid, call_tool: &EntityUid) -> bool {
-    match policy.action_constraint() {
-        ActionConstraint::Any => true,
-        ActionConstraint::Eq(uid) => &uid == action,
-        ActionConstraint::In(uids) => uids.iter().any(|uid| uid == action || uid == call_tool),
+/// The policies in the text's order, indexed by the actions their scope can hold: made once,
+/// by the first decision of an instance, for every tool's slice.
+#[derive(Debug, Default)]
+pub(super) struct Scopes {
+    policies: Vec<cedar_policy::Policy>,
+    /// Policies whose scope holds every tool's action (`action`, `action in call_tool`).
+    every: Vec<usize>,
+    /// Policies that name the action (`action == A`, `action in [A, …]`).
+    named: HashMap<EntityUid, Vec<usize>>,
+}
+
+impl Scopes {
+    fn new(policies: &PolicySet, order: &[PolicyId], call_tool: &EntityUid) -> Self {
+        let mut scopes = Self::default();
+        for (i, policy) in order
+            .iter()
+            .filter_map(|id| policies.policy(id))
+            .enumerate()
+        {
+            scopes.policies.push(policy.clone());
+            match policy.action_constraint() {
+                ActionConstraint::Any => scopes.every.push(i),
+                ActionConstraint::Eq(uid) => scopes.named.entry(uid).or_default().push(i),
+                ActionConstraint::In(uids) if uids.contains(call_tool) => scopes.every.push(i),
+                ActionConstraint::In(uids) => {
+                    for uid in uids {
+                        let named = scopes.named.entry(uid).or_default();
+                        if named.last() != Some(&i) {
+                            named.push(i);
+                        }
+                    }
+                }
+            }
+        }
+        scopes
+    }
+
+    /// The policies whose action scope can hold `action`, a member of `call_tool` only, in
+    /// the text's order.
+    fn slice(&self, action: &EntityUid) -> PolicySet {
+        let named = self.named.get(action).map_or(&[][..], Vec::as_slice);
+        let mut indices: Vec<usize> = self.every.iter().chain(named).copied().collect();
+        indices.sort_unstable();
+        indices.dedup();
+        let mut slice = PolicySet::new();
+        for i in indices {
+            // Ids are unique in the whole set, so in any part of it.
+            let _ = slice.add(self.policies[i].clone());
+        }
+        slice
     }
 }
 
@@ -70,6 +123,39 @@ pub struct RoutePolicies {
     pub(super) tool_order: Vec<String>,
     /// The policies in the text's order, for a stable choice of the deciding forbid (Z6).
     pub(super) order: Vec<PolicyId>,
+    /// `Gateway::Caller`, parsed once: Cedar parses a type name with its grammar.
+    pub(super) caller_type: EntityTypeName,
+    /// The policies by action, for the tools' slices (made by the first decision).
+    scopes: OnceLock<Scopes>,
+    /// The digest of what strict validation judged (CONTRACT Z11).
+    digest: String,
+}
+
+/// The digest a route's `authorization.validated` carries once `mcp-manifest policy embed`
+/// has validated its policies (CONTRACT Z11): `sha256:` and 64 lowercase hex digits, over the
+/// Cedar release, each tool's name and Cedar input type in manifest order, and the policy
+/// text. Everything strict validation reads is in it, so a digest that matches stands for a
+/// validation that passed; any change (a policy, a tool, a property's type, a new Cedar)
+/// makes it stale and the load validates again.
+#[must_use]
+pub fn validation_digest<'a>(
+    tools: impl IntoIterator<Item = (&'a str, &'a CedarType)>,
+    policies: &str,
+) -> String {
+    let mut lines = String::new();
+    let mut count = 0_usize;
+    for (name, ty) in tools {
+        let _ = writeln!(lines, "{}: {}", Value::from(name), ty.digest_text());
+        count += 1;
+    }
+    // The count ends the tools' part: no policy text can pass for a tool.
+    let text =
+        format!("mcp-gateway authorization v1\ncedar {CEDAR_VERSION}\ntools {count}\n{lines}");
+    let mut hasher = Sha256::new();
+    hasher.update(text.as_bytes());
+    hasher.update(b"\n");
+    hasher.update(policies.as_bytes());
+    format!("sha256:{}", hex::encode(hasher.finalize()))
 }
 
 fn type_name(name: &str) -> EntityTypeName {
@@ -94,6 +180,24 @@ impl RoutePolicies {
         authorization: &Value,
         tools: impl IntoIterator<Item = (&'a str, &'a Value)>,
     ) -> Result<Self, Vec<PolicyProblem>> {
+        let tools = tools
+            .into_iter()
+            .map(|(name, schema)| (name.to_string(), input_type(schema)))
+            .collect();
+        Self::compile_typed(key, authorization, tools)
+    }
+
+    /// [`RoutePolicies::compile`] for tools whose `input` types are already known (name and
+    /// [`CedarType`], in manifest order): the load reads them from each `inputSchema`'s text
+    /// ([`super::shape::input_type_of_text`]).
+    ///
+    /// # Errors
+    /// As [`RoutePolicies::compile`].
+    pub fn compile_typed(
+        key: &str,
+        authorization: &Value,
+        tools: Vec<(String, CedarType)>,
+    ) -> Result<Self, Vec<PolicyProblem>> {
         let problem = |path, message: String| vec![PolicyProblem { path, message }];
         let Some(object) = authorization.as_object() else {
             return Err(problem(
@@ -108,7 +212,7 @@ impl RoutePolicies {
         };
         if let Some(other) = object
             .keys()
-            .find(|k| !matches!(k.as_str(), "mode" | "policies"))
+            .find(|k| !matches!(k.as_str(), "mode" | "policies" | "validated"))
         {
             return Err(problem(
                 "",
@@ -133,60 +237,43 @@ impl RoutePolicies {
                 ));
             }
         };
-        let tools: Vec<(String, CedarType)> = tools
-            .into_iter()
-            .map(|(name, schema)| (name.to_string(), input_type(schema)))
-            .collect();
-        let json = schema_json(tools.iter().map(|(name, ty)| (name.as_str(), ty)));
-        let schema = Schema::from_json_value(json)
-            .map_err(|e| problem("", format!("the route's Cedar schema: {e}")))?;
+        let validated = match object.get("validated") {
+            None => None,
+            Some(Value::String(digest)) => Some(digest.as_str()),
+            Some(_) => {
+                return Err(problem(
+                    "validated",
+                    "must be the string `mcp-manifest policy embed` writes".into(),
+                ));
+            }
+        };
+        let digest = validation_digest(tools.iter().map(|(n, t)| (n.as_str(), t)), text);
 
         let (policies, order) = parse(text)?;
-        let validation = Validator::new(schema).validate(&policies, ValidationMode::Strict);
-        // Cedar's message names the policy (`for policy `<id>`, …`).
-        let mut problems: Vec<PolicyProblem> = validation
-            .validation_errors()
-            .map(|e| PolicyProblem {
-                path: "policies",
-                message: e.to_string(),
-            })
-            .collect();
-        problems.dedup();
-        if !problems.is_empty() {
-            return Err(problems);
+        // CONTRACT Z11: what was validated before is not validated again. Strict validation
+        // typechecks every policy once per action of the schema (1,000 tools and 100
+        // policies: about a second of CPU), the one part of the load that grows with both.
+        if validated != Some(digest.as_str()) {
+            validate(&tools, &policies)?;
         }
-        let call_tool_uid = uid("Action", CALL_TOOL);
+        let action_type = type_name("Action");
+        let call_tool_uid =
+            EntityUid::from_type_name_and_id(action_type.clone(), EntityId::new(CALL_TOOL));
         let tool_order = tools.iter().map(|(name, _)| name.clone()).collect();
-        // Each tool's slice of the set, in the text's order (STYLE 10: once, at load).
-        let in_order: Vec<&cedar_policy::Policy> =
-            order.iter().filter_map(|id| policies.policy(id)).collect();
         let route = Entity::new_no_attrs(uid("Route", key), [].into());
         let call_tool = Entity::new_no_attrs(call_tool_uid.clone(), [].into());
         let tools = tools
             .into_iter()
             .map(|(name, input)| {
-                let uid = uid("Action", &name);
+                let uid =
+                    EntityUid::from_type_name_and_id(action_type.clone(), EntityId::new(&name));
                 let entity = Entity::new_no_attrs(uid.clone(), [call_tool_uid.clone()].into());
-                // Three distinct entities without attributes: no error is possible.
-                let entities = Entities::from_entities(
-                    [route.clone(), call_tool.clone(), entity.clone()],
-                    None,
-                )
-                .unwrap_or_else(|_| Entities::empty());
-                let mut slice = PolicySet::new();
-                for policy in in_order
-                    .iter()
-                    .filter(|p| scope_holds(p, &uid, &call_tool_uid))
-                {
-                    // Ids are unique in the whole set, so in any part of it.
-                    let _ = slice.add((*policy).clone());
-                }
                 let action = ToolAction {
                     uid,
                     entity,
                     input,
-                    policies: slice,
-                    entities,
+                    slice: OnceLock::new(),
+                    entities: OnceLock::new(),
                 };
                 (name, action)
             })
@@ -199,7 +286,45 @@ impl RoutePolicies {
             tools,
             tool_order,
             order,
+            caller_type: type_name("Caller"),
+            scopes: OnceLock::new(),
+            digest,
         })
+    }
+
+    /// `action`'s slice of the policies, in the text's order, made by the first decision
+    /// about it (STYLE 10: once per instance).
+    pub(super) fn slice<'a>(&self, action: &'a ToolAction) -> &'a PolicySet {
+        action.slice.get_or_init(|| {
+            self.scopes
+                .get_or_init(|| Scopes::new(&self.policies, &self.order, &self.call_tool.uid()))
+                .slice(&action.uid)
+        })
+    }
+
+    /// The entity store of the route, `call_tool` and `action`, made by the first call of it.
+    pub(super) fn entities<'a>(&self, action: &'a ToolAction) -> &'a Entities {
+        action.entities.get_or_init(|| {
+            // Three distinct entities without attributes: no error is possible. Their
+            // ancestors are already transitive (the action's one parent, `call_tool`, has
+            // none), so Cedar's closure pass is skipped: a `tools/list` of 1,000 tools makes
+            // 1,000 of these stores, and the pass was most of their cost.
+            let core = cedar_policy_core::entities::Entities::from_entities(
+                [&self.route, &self.call_tool, &action.entity]
+                    .map(|entity| AsRef::<cedar_policy_core::ast::Entity>::as_ref(entity).clone()),
+                None::<&cedar_policy_core::entities::NoEntitiesSchema>,
+                cedar_policy_core::entities::TCComputation::AssumeAlreadyComputed,
+                cedar_policy_core::extensions::Extensions::none(),
+            );
+            core.map_or_else(|_| Entities::empty(), Entities::from)
+        })
+    }
+
+    /// The digest that `authorization.validated` carries for these policies and tools
+    /// (CONTRACT Z11), what `mcp-manifest policy embed` writes.
+    #[must_use]
+    pub fn validation_digest(&self) -> &str {
+        &self.digest
     }
 
     /// The mode (CONTRACT Z1, Z7).
@@ -211,6 +336,32 @@ impl RoutePolicies {
     /// The `@id`s (or `policy<N>`) of the policies, in the text's order.
     pub fn policy_ids(&self) -> impl Iterator<Item = &str> {
         self.order.iter().map(AsRef::as_ref)
+    }
+}
+
+/// Strict validation of `policies` against the schema of `tools` (CONTRACT Z2, Z8).
+fn validate(tools: &[(String, CedarType)], policies: &PolicySet) -> Result<(), Vec<PolicyProblem>> {
+    let json = schema_json(tools.iter().map(|(name, ty)| (name.as_str(), ty)));
+    let schema = Schema::from_json_value(json).map_err(|e| {
+        vec![PolicyProblem {
+            path: "",
+            message: format!("the route's Cedar schema: {e}"),
+        }]
+    })?;
+    let validation = Validator::new(schema).validate(policies, ValidationMode::Strict);
+    // Cedar's message names the policy (`for policy `<id>`, …`).
+    let mut problems: Vec<PolicyProblem> = validation
+        .validation_errors()
+        .map(|e| PolicyProblem {
+            path: "policies",
+            message: e.to_string(),
+        })
+        .collect();
+    problems.dedup();
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems)
     }
 }
 
@@ -280,4 +431,50 @@ fn line_column(text: &str, offset: usize) -> (usize, usize) {
     let line = before.matches('\n').count() + 1;
     let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
     (line, column)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn z11_the_digest_names_the_cedar_release_the_lock_file_pins() {
+        let lock = include_str!("../../../Cargo.lock");
+        for package in ["cedar-policy", "cedar-policy-core"] {
+            let entry = format!("name = \"{package}\"\nversion = \"{CEDAR_VERSION}\"\n");
+            assert!(lock.contains(&entry), "{package} is not {CEDAR_VERSION}");
+        }
+    }
+
+    #[test]
+    fn z11_the_digest_changes_with_each_thing_validation_reads() {
+        let record = |ty: CedarType, required: bool| {
+            CedarType::Record(vec![super::super::schema::Attribute {
+                name: "amount".into(),
+                ty,
+                required,
+            }])
+        };
+        let base = validation_digest([("refund", &record(CedarType::Decimal, true))], "p");
+        assert_eq!(
+            base,
+            validation_digest([("refund", &record(CedarType::Decimal, true))], "p")
+        );
+        for other in [
+            validation_digest([("refund", &record(CedarType::Long, true))], "p"),
+            validation_digest([("refund", &record(CedarType::Decimal, false))], "p"),
+            validation_digest([("refunds", &record(CedarType::Decimal, true))], "p"),
+            validation_digest([("refund", &record(CedarType::Decimal, true))], "p "),
+            validation_digest(
+                [
+                    ("refund", &record(CedarType::Decimal, true)),
+                    ("x", &CedarType::Record(Vec::new())),
+                ],
+                "p",
+            ),
+        ] {
+            assert_ne!(base, other);
+        }
+        assert!(base.starts_with("sha256:") && base.len() == 71);
+    }
 }

@@ -36,7 +36,7 @@ impl RoutePolicies {
                 .resource(self.route.uid())
                 .build();
             let partial =
-                Authorizer::new().is_authorized_partial(&request, &action.policies, &entities);
+                Authorizer::new().is_authorized_partial(&request, self.slice(action), &entities);
             if partial.decision() == Some(Decision::Deny) {
                 out.push(name.as_str());
             }

@@ -20,7 +20,7 @@ pub const NAMESPACE: &str = "Gateway";
 /// The action every tool's action is a member of (CONTRACT Z2).
 pub const CALL_TOOL: &str = "call_tool";
 /// Nesting deeper than this in an `inputSchema` is left out of the Cedar type.
-const MAX_DEPTH: usize = 32;
+pub(super) const MAX_DEPTH: usize = 32;
 
 /// The Cedar type of an argument, as the schema declares it and a request builds it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,6 +98,34 @@ fn property_type(schema: &Value, depth: usize) -> Option<CedarType> {
 }
 
 impl CedarType {
+    /// The type as the validation digest writes it (CONTRACT Z11): `Long`, `decimal`,
+    /// `String`, `Boolean`, `Set<T>`, `{"name": T, "name"?: T}` (names as JSON strings, `?`
+    /// for an optional attribute), in the `inputSchema`'s order.
+    #[must_use]
+    pub fn digest_text(&self) -> String {
+        match self {
+            Self::Long => "Long".into(),
+            Self::Decimal => "decimal".into(),
+            Self::String => "String".into(),
+            Self::Boolean => "Boolean".into(),
+            Self::Set(element) => format!("Set<{}>", element.digest_text()),
+            Self::Record(attributes) => {
+                let fields: Vec<String> = attributes
+                    .iter()
+                    .map(|a| {
+                        format!(
+                            "{}{}: {}",
+                            Value::from(a.name.as_str()),
+                            if a.required { "" } else { "?" },
+                            a.ty.digest_text()
+                        )
+                    })
+                    .collect();
+                format!("{{{}}}", fields.join(", "))
+            }
+        }
+    }
+
     /// The type in Cedar's JSON schema format.
     fn to_json(&self) -> Value {
         match self {

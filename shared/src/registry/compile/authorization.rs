@@ -8,6 +8,9 @@ use serde_json::{Map, Value};
 use super::problems::{Problems, join};
 use super::threads::CompiledTool;
 use crate::authz::RoutePolicies;
+use crate::authz::schema::{CedarType, input_type};
+use crate::authz::shape::input_type_of_text;
+use crate::registry::snapshot::ListEntry;
 
 /// The route's compiled policies, `None` when it has no `authorization` (a route without one
 /// pays nothing) or when they have problems, added to `problems` at `path.authorization`.
@@ -20,24 +23,27 @@ pub(super) fn compile_authorization(
     problems: &mut Problems,
 ) -> Option<Arc<RoutePolicies>> {
     let authorization = route.get("authorization")?;
-    let tools: Vec<(String, Value)> = active
+    let tools: Vec<(String, CedarType)> = active
         .iter()
         .filter_map(|&i| {
             let outcome = &outcomes[i];
             let (tool, _) = outcome.tool.as_ref()?;
-            let mut text = Vec::new();
-            outcome.public.as_ref()?.write_to(&mut text);
-            let entry: Value = serde_json::from_slice(&text).ok()?;
-            let schema = entry.get("inputSchema").cloned().unwrap_or(Value::Null);
-            Some((tool.name.clone(), schema))
+            let ty = match outcome.public.as_deref()? {
+                // The one pass's entry keeps the input schema's own text: read its type from
+                // that, building no `Value` of it.
+                ListEntry::Parts { input_schema, .. } => input_type_of_text(input_schema)?,
+                entry @ ListEntry::Text(_) => {
+                    let mut text = Vec::new();
+                    entry.write_to(&mut text);
+                    let entry: Value = serde_json::from_slice(&text).ok()?;
+                    input_type(entry.get("inputSchema").unwrap_or(&Value::Null))
+                }
+            };
+            Some((tool.name.clone(), ty))
         })
         .collect();
     let at = join(path, "authorization");
-    match RoutePolicies::compile(
-        key.unwrap_or(""),
-        authorization,
-        tools.iter().map(|(name, schema)| (name.as_str(), schema)),
-    ) {
+    match RoutePolicies::compile_typed(key.unwrap_or(""), authorization, tools) {
         Ok(policies) => Some(Arc::new(policies)),
         Err(found) => {
             for problem in found {
