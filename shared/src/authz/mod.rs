@@ -11,6 +11,7 @@
 pub mod caller;
 pub mod context;
 pub mod decide;
+mod digest;
 pub mod policies;
 mod reach;
 pub mod schema;

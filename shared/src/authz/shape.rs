@@ -293,6 +293,55 @@ mod tests {
         assert_eq!(input_type_of_text(b"{not json"), None);
     }
 
+    /// A schema-like JSON value: objects whose members are drawn from the keywords the type
+    /// reads (`type`, `properties`, `required`, `items`) and others, with any value in them.
+    fn schema_like() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let names = prop_oneof![
+            Just("type".to_string()),
+            Just("properties".to_string()),
+            Just("required".to_string()),
+            Just("items".to_string()),
+            Just("a".to_string()),
+            Just("b\u{e9}\"".to_string()),
+            "[a-c]{1,2}",
+        ];
+        let scalar = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            prop_oneof![
+                Just("integer"),
+                Just("number"),
+                Just("string"),
+                Just("boolean"),
+                Just("object"),
+                Just("array"),
+                Just("null"),
+                Just("a"),
+                Just("ab"),
+            ]
+            .prop_map(Value::from),
+        ];
+        scalar.prop_recursive(6, 96, 6, move |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                proptest::collection::vec((names.clone(), inner), 0..6)
+                    .prop_map(|members| Value::Object(members.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        /// CONTRACT Z2: for any schema-like value, the type read from its text is the type of
+        /// the parsed value.
+        #[test]
+        fn z2_any_schema_reads_the_same_from_its_text(schema in schema_like()) {
+            let text = serde_json::to_vec(&schema).unwrap();
+            proptest::prop_assert_eq!(input_type_of_text(&text), Some(input_type(&schema)));
+        }
+    }
+
     /// Nesting past 32 levels is left out of the type, from the text as from the value.
     #[test]
     fn z2_deep_nesting_is_cut_alike() {
