@@ -142,20 +142,26 @@ fn z9_policy_test_runs_the_table_and_fails_on_an_unexpected_decision() {
     );
 }
 
-#[test]
-fn z9_policy_embed_writes_the_file_into_the_manifest_which_the_gateway_then_loads() {
-    let dir = folder("embed", POLICIES);
-    let out_path = path(&dir, "upload.json");
+/// Runs `policy embed` on the folder's `manifest.json` into `upload.json`; the written path and
+/// manifest.
+fn embed(dir: &std::path::Path) -> (String, Value) {
+    let out_path = path(dir, "upload.json");
     let (code, _, err) = run(&[
         "policy",
         "embed",
-        &path(&dir, "manifest.json"),
+        &path(dir, "manifest.json"),
         "--output",
         &out_path,
     ]);
     assert_eq!(code, 0, "{err}");
-    let written: Value =
-        serde_json::from_str(&std::fs::read_to_string(&out_path).unwrap()).unwrap();
+    let written = serde_json::from_str(&std::fs::read_to_string(&out_path).unwrap()).unwrap();
+    (out_path, written)
+}
+
+#[test]
+fn z9_policy_embed_writes_the_file_into_the_manifest_which_the_gateway_then_loads() {
+    let dir = folder("embed", POLICIES);
+    let (out_path, written) = embed(&dir);
     assert_eq!(written["routes"][0]["authorization"]["policies"], POLICIES);
     // CONTRACT Z11: the digest of what was just validated, the one the gateway computes.
     let digest = written["routes"][0]["authorization"]["validated"]
@@ -182,17 +188,7 @@ fn z9_policy_embed_writes_the_file_into_the_manifest_which_the_gateway_then_load
 #[test]
 fn z11_validate_checks_in_full_whatever_the_digest_and_warns_when_it_is_stale() {
     let dir = folder("stale", POLICIES);
-    let out_path = path(&dir, "upload.json");
-    let (code, _, err) = run(&[
-        "policy",
-        "embed",
-        &path(&dir, "manifest.json"),
-        "--output",
-        &out_path,
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let mut written: Value =
-        serde_json::from_str(&std::fs::read_to_string(&out_path).unwrap()).unwrap();
+    let (out_path, mut written) = embed(&dir);
     // A policy edited after embed: the digest is stale.
     written["routes"][0]["authorization"]["policies"] = json!(format!(
         "{POLICIES}\n@id(\"kill\") forbid(principal, action, resource);"
