@@ -34,6 +34,7 @@ impl ToolInvoker for RecordingInvoker {
         let arguments: Value = serde_json::from_slice(&request.body).expect("JSON arguments");
         assert!(arguments.is_object(), "arguments forwarded as an object");
         Ok(ToolResponse {
+ location: None,
             status: StatusCode::OK,
             body: Bytes::from_static(br#"{"ok":true}"#),
         })

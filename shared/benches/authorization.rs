@@ -32,6 +32,7 @@ struct FixedAnswer;
 impl ToolInvoker for FixedAnswer {
     async fn invoke(&self, _request: ToolRequest) -> Result<ToolResponse, InvokeError> {
         Ok(ToolResponse {
+            location: None,
             status: StatusCode::OK,
             body: Bytes::from_static(br#"{"ok":true}"#),
         })

@@ -66,6 +66,7 @@ impl ToolInvoker for Standin {
             .iter()
             .any(|(name, _)| name == http::header::AUTHORIZATION || name.as_str() == "x-api-key");
         Ok(ToolResponse {
+            location: None,
             status: StatusCode::OK,
             body: Bytes::from_static(if credential {
                 br#"{"credential":"present","results":[{"id":"DOC-1002","score":0.92}]}"#

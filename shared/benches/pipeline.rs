@@ -41,6 +41,7 @@ struct FixedAnswer {
 impl ToolInvoker for FixedAnswer {
     async fn invoke(&self, _request: ToolRequest) -> Result<ToolResponse, InvokeError> {
         Ok(ToolResponse {
+            location: None,
             status: self.status,
             body: self.body.clone(),
         })
@@ -381,6 +382,7 @@ fn result_mapping(c: &mut Criterion) {
         b.iter(|| {
             map_tool_answer(
                 Ok(ToolResponse {
+                    location: None,
                     status: StatusCode::OK,
                     body: answer.clone(),
                 }),

@@ -211,7 +211,13 @@ impl SourceChain {
         );
         // CONTRACT M5: under the Lambda runtime no secret comes from the environment.
         let chain = if std::env::var_os("AWS_LAMBDA_RUNTIME_API").is_some() {
-            chain.refusing_env_secrets()
+            // CONTRACT K3: nor a task tool without the key every instance shares.
+            let chain = chain.refusing_env_secrets();
+            if config.task_key.is_none() {
+                chain.refusing_keyless_tasks()
+            } else {
+                chain
+            }
         } else {
             chain
         };

@@ -27,6 +27,7 @@ pub mod protocol;
 pub mod registry;
 pub mod routing;
 pub mod service;
+pub mod tasks;
 pub mod telemetry;
 pub mod text;
 pub mod tls;

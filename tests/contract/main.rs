@@ -27,6 +27,7 @@ mod rejections;
 mod rest_calls;
 mod search_quality;
 mod sources;
+mod tasks;
 mod tool_faults;
 mod tool_results;
 mod tool_search;

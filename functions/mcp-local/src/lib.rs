@@ -5,6 +5,7 @@
 //! - [`sample_tool_service`]: the sample Tool Service.
 
 pub mod args;
+pub mod async_jobs;
 pub mod sample_tool_service;
 pub mod server;
 pub mod start;

@@ -5,6 +5,9 @@
 //! - `POST /tools/lookup_glossary` `{term, language?}` → `200` definition, `404` unknown term.
 //! - `POST /tools/create_ticket` `{title, priority, details?}` → `201` ticket.
 //!
+//! `POST /jobs/export_report` and `/jobs/status/<id>` are an asynchronous Tool Service
+//! ([`crate::async_jobs`]) for the sample's task tool (CONTRACT K).
+//!
 //! It also implements a few operations of the Swagger Petstore REST API under `/petstore/v2`
 //! (the document is `infra/openapi/petstore.json`), so that a manifest imported from that
 //! document (`mcp-manifest import openapi`, CONTRACT M3) has a service to call (X9):
@@ -259,4 +262,5 @@ pub fn router() -> Router {
         .route("/tools/lookup_glossary", post(lookup_glossary))
         .route("/tools/create_ticket", post(create_ticket))
         .nest("/petstore/v2", petstore())
+        .merge(crate::async_jobs::router())
 }

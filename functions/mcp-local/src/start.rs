@@ -69,6 +69,12 @@ pub async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         _ => load_registry(&config).await,
     };
     let gateway = Gateway::from_registry(config.clone(), registry).await?;
+    // CONTRACT K3: without MCP_TASK_KEY, a key of this process (its task ids open here only).
+    let gateway = if config.task_key.is_none() {
+        gateway.with_task_keys(mcp_gateway::tasks::TaskKeys::random())
+    } else {
+        gateway
+    };
     if let Some(auth) = gateway.authenticator() {
         eprintln!(
             "mcp-local: inbound authentication {} (table {})",

@@ -80,6 +80,9 @@ pub struct Config {
     /// `MCP_SECRET_TTL_S`: how long a secret read for outbound credentials is kept, in
     /// seconds, default 300; `0` reads it for every call (CONTRACT X12).
     pub secret_ttl_s: u64,
+    /// `MCP_TASK_KEY`: a REF (M5's forms) whose value is the base64 key set that seals task
+    /// ids (CONTRACT K3). Unset by default.
+    pub task_key: Option<crate::registry::SecretRef>,
     /// Inbound authentication: `MCP_AUTH`, `MCP_AUTH_TABLE`, `MCP_RATE_LIMIT`,
     /// `MCP_AUTH_TIMEOUT_MS`, `MCP_RESOURCE_URL` and `MCP_OAUTH_*` (default: none).
     pub auth: AuthConfig,
@@ -116,6 +119,7 @@ impl Config {
             secrets_manager_endpoint: None,
             ssm_endpoint: None,
             secret_ttl_s: 300,
+            task_key: None,
             auth: AuthConfig::default(),
         }
     }
@@ -287,6 +291,11 @@ impl Config {
         if let Some(raw) = get("MCP_SECRET_TTL_S") {
             config.secret_ttl_s = whole_in(&raw, 0, "of seconds")
                 .map_err(|reason| bad("MCP_SECRET_TTL_S", reason))?;
+        }
+        if let Some(raw) = get("MCP_TASK_KEY").filter(|raw| !raw.trim().is_empty()) {
+            let reason = "expected a Secrets Manager or SSM ARN or env:<NAME> (CONTRACT M5)";
+            let parsed = crate::registry::SecretRef::parse(raw.trim());
+            config.task_key = Some(parsed.ok_or_else(|| bad("MCP_TASK_KEY", reason.into()))?);
         }
         if let Some(text) = get("MCP_INSTRUCTIONS") {
             config.instructions = Some(text);

@@ -25,6 +25,11 @@ pub(super) fn handle(call: &Call<'_>, id: &RequestId) -> MethodOutcome {
             tools: ToolsCapability {
                 list_changed: false,
             },
+            // CONTRACT K5: offered where a tool can become a task.
+            extensions: call
+                .route
+                .is_some_and(|route| crate::tasks::offered(route))
+                .then(|| serde_json::json!({crate::tasks::EXTENSION: {}})),
         },
         instructions: call.instructions(),
     };

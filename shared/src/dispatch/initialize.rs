@@ -24,6 +24,10 @@ struct InitializeResult<'a> {
 #[derive(Serialize)]
 pub(super) struct Capabilities {
     pub(super) tools: ToolsCapability,
+    /// `extensions` of `server/discover`: the tasks extension on a route with a task tool
+    /// (CONTRACT K5); never in `initialize`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) extensions: Option<serde_json::Value>,
 }
 
 #[derive(Serialize)]
@@ -41,6 +45,7 @@ pub(super) fn handle(call: &Call<'_>, id: &RequestId) -> MethodOutcome {
             tools: ToolsCapability {
                 list_changed: false,
             },
+            extensions: None,
         },
         server_info: &server_info,
         instructions,

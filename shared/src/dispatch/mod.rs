@@ -10,6 +10,8 @@ mod ping;
 mod rest_request;
 mod search_tools;
 mod sent_arguments;
+mod task_call;
+mod tasks;
 mod tools_call;
 mod tools_list;
 
@@ -53,6 +55,8 @@ pub(crate) struct Call<'a> {
     pub authorized: Option<&'a crate::authz::CallerFacts>,
     /// The protocol version the request speaks, for `context.request` (CONTRACT Z2).
     pub protocol_version: &'a str,
+    /// The keys that seal and open task ids (CONTRACT K3).
+    pub tasks: &'a crate::tasks::Keyring,
 }
 
 impl Call<'_> {
@@ -91,6 +95,18 @@ impl Call<'_> {
     /// `resultType` and `_meta["io.modelcontextprotocol/serverInfo"]` for the modern era, and
     /// `ttlMs` and `cacheScope` on a `cacheable` result.
     fn encode<R: Serialize>(&self, id: &RequestId, result: &R, cacheable: bool) -> Bytes {
+        self.encode_as(id, result, cacheable, "complete")
+    }
+
+    /// [`Call::encode`] with another `resultType`: `"task"` for a `CreateTaskResult`
+    /// (CONTRACT K4).
+    fn encode_as<R: Serialize>(
+        &self,
+        id: &RequestId,
+        result: &R,
+        cacheable: bool,
+        result_type: &'static str,
+    ) -> Bytes {
         let fields = self.era.result_fields();
         if !(fields.result_type || fields.server_info || fields.cache) {
             return encode_response(id, result);
@@ -101,7 +117,7 @@ impl Call<'_> {
             id,
             &EraResult {
                 result,
-                result_type: fields.result_type.then_some("complete"),
+                result_type: fields.result_type.then_some(result_type),
                 meta: fields.server_info.then(|| ServerInfoMeta {
                     server_info: &server_info,
                 }),
@@ -178,6 +194,9 @@ pub(crate) async fn dispatch<I: ToolInvoker>(
         // is the largest of any method: on the heap, so that every request's future stays small
         // (one allocation per call, next to nothing beside the call itself).
         methods::TOOLS_CALL => Box::pin(tools_call::handle(call, invoker, id, params, tool)).await,
+        methods::TASKS_GET | methods::TASKS_UPDATE | methods::TASKS_CANCEL => {
+            Box::pin(tasks::handle(call, invoker, id, method, params, tool)).await
+        }
         other => MethodOutcome::Error(ErrorObject::method_not_found(other)),
     }
 }

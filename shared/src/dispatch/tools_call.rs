@@ -16,7 +16,7 @@ use crate::invoke::{
     InvokeError, SecretText, ToolInvoker, ToolRequest, ToolResponse, ToolTarget, client_context,
 };
 use crate::policy::CallerHeaders;
-use crate::protocol::{ErrorObject, RequestId};
+use crate::protocol::{Era, ErrorObject, RequestId};
 use crate::registry::search::SEARCH_TOOL_NAME;
 use crate::registry::{Endpoint, Tool, ToolLookup};
 use crate::text::violation_message;
@@ -66,7 +66,7 @@ pub(super) fn validate_with(
     Err(ErrorObject::invalid_params(first).with_errors(violations))
 }
 
-fn forwarded_headers(call: &Call<'_>) -> Vec<(HeaderName, HeaderValue)> {
+pub(super) fn forwarded_headers(call: &Call<'_>) -> Vec<(HeaderName, HeaderValue)> {
     let mut headers = Vec::with_capacity(5);
     for (name, value) in [
         ("guid", call.correlation.guid.as_str()),
@@ -94,7 +94,7 @@ fn forwarded_headers(call: &Call<'_>) -> Vec<(HeaderName, HeaderValue)> {
 }
 
 /// The tool's timeout capped by the invocation deadline minus the safety margin (CONTRACT X7).
-fn effective_timeout(call: &Call<'_>, tool: &Tool) -> Duration {
+pub(super) fn effective_timeout(call: &Call<'_>, tool: &Tool) -> Duration {
     let configured = Duration::from_millis(
         tool.timeout_ms
             .unwrap_or(call.config.default_tool_timeout_ms),
@@ -128,7 +128,7 @@ fn call_target(target: &ToolTarget, method: &http::Method) -> CallTarget {
 }
 
 /// `answer` with every one of `secrets` replaced by `[redacted]` in its body (CONTRACT X12).
-fn redacted(
+pub(super) fn redacted(
     answer: Result<ToolResponse, InvokeError>,
     secrets: &[SecretText],
 ) -> Result<ToolResponse, InvokeError> {
@@ -204,6 +204,21 @@ pub(super) async fn handle<I: ToolInvoker>(
     if let Some(denied) = super::authorize::decide(call, id, route, name, &sent, tool_use) {
         return denied;
     }
+    // CONTRACT K4, K5, K8: a task tool becomes a task only for a client that declared the
+    // extension, when the instance has keys to seal its id.
+    let declared = call.era == Era::Modern && crate::tasks::declared(Some(params));
+    let mut task_keys = None;
+    if let Some(task) = tool.task {
+        if task.required && call.era == Era::Modern && !declared {
+            return error(ErrorObject::missing_tasks_capability());
+        }
+        if declared && call.tasks.is_configured() {
+            match call.tasks.keys(invoker).await {
+                Ok(keys) => task_keys = Some(keys),
+                Err(detail) => return error(ErrorObject::internal_error(detail)),
+            }
+        }
+    }
     let whole_arguments = || Bytes::from(sent.to_vec());
     // CONTRACT O2, O3: the values this call's CLIENT span passes on.
     let span_id = trace::new_span_id();
@@ -256,6 +271,15 @@ pub(super) async fn handle<I: ToolInvoker>(
                 // (M2 reserves them for header arguments already).
                 headers.retain(|(name, _)| !trace::HEADER_NAMES.contains(&name.as_str()));
                 headers.extend(trace_values);
+                // CONTRACT K2: the service may answer 202 when a task can follow, or when the
+                // gateway will poll a `required` tool's work.
+                if tool
+                    .task
+                    .is_some_and(|task| task.required || task_keys.is_some())
+                {
+                    headers.retain(|(name, _)| name.as_str() != "prefer");
+                    headers.push(super::task_call::prefer_async());
+                }
             }
             // CONTRACT O4: what the CLIENT span needs, only when spans are recorded.
             let span_start = call
@@ -305,6 +329,26 @@ pub(super) async fn handle<I: ToolInvoker>(
     };
     let tool_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     tool_use.tool_ms = Some(tool_ms);
+    if let (Some(task), Ok(response)) = (tool.task, &answer)
+        && response.status == http::StatusCode::ACCEPTED
+    {
+        let accepted = super::task_call::Accepted {
+            route,
+            tool,
+            task,
+            keys: task_keys.as_deref(),
+            started,
+        };
+        let location = response.location.as_deref();
+        return match super::task_call::accepted(call, invoker, id, &accepted, location).await {
+            Ok((body, tool_error)) => MethodOutcome::Result {
+                body,
+                session_id: None,
+                tool_error,
+            },
+            Err(error) => MethodOutcome::Error(error),
+        };
+    }
     let mut result = map_tool_answer(answer, tool_ms, tool.result_shape());
     // CONTRACT O4: an answer mapped to `isError` (a body that is no text, a native error
     // result) fails its CLIENT span too.

@@ -290,6 +290,18 @@ impl ToolInvoker for HttpInvoker {
         let exchange = async move {
             let mut response = builder.send().await.map_err(|e| classify(&e, timeout_ms))?;
             let status = response.status();
+            // CONTRACT K2: a 202's status location, kept only when it is one plain value.
+            let location = (status == http::StatusCode::ACCEPTED)
+                .then(|| {
+                    let mut values = response.headers().get_all(http::header::LOCATION).iter();
+                    match (values.next(), values.next()) {
+                        (Some(value), None) if value.len() <= super::MAX_LOCATION_BYTES => {
+                            value.to_str().ok().map(str::to_string)
+                        }
+                        _ => None,
+                    }
+                })
+                .flatten();
             if response
                 .content_length()
                 .is_some_and(|len| len > limit as u64)
@@ -317,6 +329,7 @@ impl ToolInvoker for HttpInvoker {
             Ok(ToolResponse {
                 status,
                 body: body.freeze(),
+                location,
             })
         };
         tokio::time::timeout(timeout.saturating_sub(started.elapsed()), exchange)

@@ -125,6 +125,7 @@ pub fn classify(
             return Err(InvokeError::NotJson);
         }
         return Ok(ToolResponse {
+            location: None,
             status: StatusCode::OK,
             body: Bytes::from(body),
         });

@@ -20,5 +20,6 @@ pub use secret_store::{Fetched, SecretCache, SecretError, SecretText};
 pub use secrets::EnvLookup;
 pub use token::{TokenError, TokenKey, TokenRequest};
 pub use tool_invoker::{
-    InvokeError, SigV4Signing, ToolInvoker, ToolRequest, ToolResponse, ToolTarget,
+    InvokeError, MAX_LOCATION_BYTES, SigV4Signing, ToolInvoker, ToolRequest, ToolResponse,
+    ToolTarget,
 };

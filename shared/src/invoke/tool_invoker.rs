@@ -63,13 +63,21 @@ pub struct ToolRequest {
 }
 
 /// A Tool Service answer that was read whole.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ToolResponse {
     /// The HTTP status.
     pub status: StatusCode,
     /// The body, at most `max_response_bytes` long.
     pub body: Bytes,
+    /// The `Location` of a `202 Accepted` answer, as sent (visible ASCII, at most
+    /// [`MAX_LOCATION_BYTES`]): where the task's status is read (CONTRACT K2). `None` for
+    /// every other status.
+    pub location: Option<String>,
 }
+
+/// The longest `Location` of a `202` answer kept, in bytes (CONTRACT K2); a longer one is no
+/// status location.
+pub const MAX_LOCATION_BYTES: usize = 2048;
 
 /// Why a Tool Service call produced no answer (CONTRACT X6). Messages never name the endpoint.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -112,6 +112,17 @@ pub fn check_mirrored_headers(
     Ok(())
 }
 
+/// CONTRACT K5: a `tasks/*` request's `Mcp-Name` is present and equals `params.taskId` (ext-tasks
+/// "Streamable HTTP: Routing Headers"), compared as [`check_mirrored_headers`] compares.
+///
+/// # Errors
+/// `-32020 Header mismatch: Mcp-Name header is required` or `… does not match params.taskId`.
+pub fn check_task_name(headers: &HeaderMap, task_id: &str) -> Result<(), ErrorObject> {
+    check_one(headers, NAME_HEADER, "Mcp-Name", "params.taskId", |sent| {
+        sent == task_id
+    })
+}
+
 /// Whether header text `sent` is a JSON number equal to `number`: its exact JSON text, or the
 /// same value (`42.0` and `42`).
 fn same_number(sent: &str, number: &serde_json::Number) -> bool {

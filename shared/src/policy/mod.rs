@@ -21,5 +21,5 @@ pub use http_checks::{
     check_accept, check_body_size, check_content_type, check_host, check_method, check_origin,
     check_protocol_version, header_era, header_version,
 };
-pub use mirrored::{HeaderParam, MirroredFields, check_mirrored_headers};
+pub use mirrored::{HeaderParam, MirroredFields, check_mirrored_headers, check_task_name};
 pub use rejection::{AuthRejection, HttpRejection, Rejection};

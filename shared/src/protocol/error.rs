@@ -23,6 +23,9 @@ impl ErrorCode {
     /// `-32020` `HeaderMismatch`: a mirrored header is missing or differs from the body
     /// (CONTRACT N2; MCP 2026-07-28 basic/transports/streamable-http).
     pub const HEADER_MISMATCH: Self = Self(-32020);
+    /// `-32021` `MissingRequiredClientCapability` (CONTRACT K5; MCP 2026-07-28 schema,
+    /// ext-tasks "Capability Negotiation").
+    pub const MISSING_CLIENT_CAPABILITY: Self = Self(-32021);
     /// `-32022` `UnsupportedProtocolVersion` (CONTRACT N2; MCP 2026-07-28 schema).
     pub const UNSUPPORTED_PROTOCOL_VERSION: Self = Self(-32022);
 }
@@ -112,6 +115,28 @@ impl ErrorObject {
             ErrorCode::HEADER_MISMATCH,
             format!("Header mismatch: {detail}"),
         )
+    }
+
+    /// `-32021 Missing required client capability` with `data.requiredCapabilities` naming
+    /// the tasks extension (CONTRACT K5).
+    #[must_use]
+    pub fn missing_tasks_capability() -> Self {
+        let mut error = Self::new(
+            ErrorCode::MISSING_CLIENT_CAPABILITY,
+            "Missing required client capability",
+        );
+        if let Value::Object(data) = crate::tasks::required_capabilities() {
+            error.data = data;
+        }
+        error
+    }
+
+    /// `-32602 Invalid params: unknown task` (CONTRACT K6): one answer for a task id that is
+    /// made up, changed, expired, another caller's or another route's, or whose work the Tool
+    /// Service no longer knows.
+    #[must_use]
+    pub fn unknown_task() -> Self {
+        Self::invalid_params("unknown task")
     }
 
     /// `-32022 Unsupported protocol version` with `data: {"supported": [...], "requested":

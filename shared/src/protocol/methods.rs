@@ -12,3 +12,15 @@ pub const TOOLS_CALL: &str = "tools/call";
 pub const NOTIFICATION_INITIALIZED: &str = "notifications/initialized";
 /// `server/discover` (MCP 2026-07-28 server/discover, CONTRACT N3); modern era only.
 pub const SERVER_DISCOVER: &str = "server/discover";
+/// `tasks/get` (ext-tasks, CONTRACT K6); modern era only.
+pub const TASKS_GET: &str = "tasks/get";
+/// `tasks/update` (ext-tasks, CONTRACT K7); modern era only.
+pub const TASKS_UPDATE: &str = "tasks/update";
+/// `tasks/cancel` (ext-tasks, CONTRACT K7); modern era only.
+pub const TASKS_CANCEL: &str = "tasks/cancel";
+
+/// Whether `method` is one of the tasks extension's methods the gateway answers (CONTRACT K5).
+#[must_use]
+pub fn is_task_method(method: &str) -> bool {
+    matches!(method, TASKS_GET | TASKS_UPDATE | TASKS_CANCEL)
+}

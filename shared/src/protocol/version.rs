@@ -91,6 +91,9 @@ impl Era {
                 methods::SERVER_DISCOVER,
                 methods::TOOLS_LIST,
                 methods::TOOLS_CALL,
+                methods::TASKS_GET,
+                methods::TASKS_UPDATE,
+                methods::TASKS_CANCEL,
             ],
         };
         served.contains(&method)

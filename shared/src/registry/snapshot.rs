@@ -55,6 +55,8 @@ pub struct Tool {
     /// `_meta.pinned`: listed beside `search_tools` when the route's `toolSearch` mode is
     /// `only` (CONTRACT S2).
     pub pinned: bool,
+    /// `_meta.task`: whether calls may or must become tasks (CONTRACT K1).
+    pub task: Option<crate::tasks::TaskSupport>,
 }
 
 impl Tool {

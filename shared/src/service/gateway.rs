@@ -46,6 +46,8 @@ pub struct Gateway<I> {
     pub(super) invoker: I,
     pub(super) auth: Option<Arc<Authenticator>>,
     pub(super) tracing: Tracing,
+    /// The keys that seal and open task ids (CONTRACT K3).
+    pub(super) tasks: Arc<crate::tasks::Keyring>,
 }
 
 impl<I> std::fmt::Debug for Gateway<I> {
@@ -76,12 +78,17 @@ impl<I: ToolInvoker> Gateway<I> {
     /// A gateway over any registry state (for example one that retries, CONTRACT R4).
     #[must_use]
     pub fn with_registry(config: Config, registry: Registry, invoker: I) -> Self {
+        let tasks = config.task_key.clone().map_or(
+            crate::tasks::Keyring::None,
+            crate::tasks::Keyring::from_secret,
+        );
         Self {
             config,
             registry: Arc::new(registry),
             invoker,
             auth: None,
             tracing: Tracing::default(),
+            tasks: Arc::new(tasks),
         }
     }
 
@@ -90,6 +97,20 @@ impl<I: ToolInvoker> Gateway<I> {
     pub fn with_tracing(mut self, tracing: Tracing) -> Self {
         self.tracing = tracing;
         self
+    }
+
+    /// This gateway sealing task ids with `keys` instead of `MCP_TASK_KEY`'s (CONTRACT K3):
+    /// `mcp-local`'s key of the process when none is configured, and tests.
+    #[must_use]
+    pub fn with_task_keys(mut self, keys: crate::tasks::TaskKeys) -> Self {
+        self.tasks = Arc::new(crate::tasks::Keyring::Fixed(Arc::new(keys)));
+        self
+    }
+
+    /// Whether task ids can be sealed: `MCP_TASK_KEY` or keys given (CONTRACT K3).
+    #[must_use]
+    pub fn has_task_keys(&self) -> bool {
+        self.tasks.is_configured()
     }
 
     /// The tracing in force (CONTRACT O5).
@@ -139,6 +160,7 @@ impl<I: ToolInvoker> Gateway<I> {
             invoker,
             auth: self.auth.clone(),
             tracing: self.tracing.clone(),
+            tasks: Arc::clone(&self.tasks),
         }
     }
 

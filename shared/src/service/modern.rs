@@ -97,6 +97,14 @@ fn check(
         },
     )
     .map_err(|error| (StatusCode::BAD_REQUEST, error))?;
+    // CONTRACT K5: a task request names its task in `Mcp-Name` (a taskId that is no string is
+    // the method's own -32602).
+    if methods::is_task_method(request.method)
+        && let Some(task_id) = params.and_then(|p| p.get("taskId")).and_then(Value::as_str)
+    {
+        policy::check_task_name(request.headers, task_id)
+            .map_err(|error| (StatusCode::BAD_REQUEST, error))?;
+    }
     let Some(version) = ProtocolVersion::from_wire(version)
         .filter(|v| v.era() == Era::Modern && config.supported_protocol_versions.contains(v))
     else {
@@ -109,6 +117,13 @@ fn check(
         return Err((
             StatusCode::NOT_FOUND,
             ErrorObject::method_not_found(request.method),
+        ));
+    }
+    // CONTRACT K5: the tasks methods answer only a request that declared the extension.
+    if methods::is_task_method(request.method) && !crate::tasks::declared(params) {
+        return Err((
+            StatusCode::BAD_REQUEST,
+            ErrorObject::missing_tasks_capability(),
         ));
     }
     Ok(version)

@@ -198,6 +198,7 @@ impl<I: ToolInvoker> Gateway<I> {
             trace,
             authorized: authorized.as_ref(),
             protocol_version: usage.protocol_version.as_deref().unwrap_or_default(),
+            tasks: &self.tasks,
         };
         match dispatch(
             &call,
@@ -218,6 +219,16 @@ impl<I: ToolInvoker> Gateway<I> {
                     usage.outcome = Outcome::ToolError;
                 }
                 Reply::Result { body, session_id }
+            }
+            // CONTRACT K5: a missing client capability is a 400, as the modern checks' are.
+            MethodOutcome::Error(error)
+                if error.code == crate::protocol::ErrorCode::MISSING_CLIENT_CAPABILITY =>
+            {
+                Reply::Rpc {
+                    id: Some(id),
+                    error,
+                    status: StatusCode::BAD_REQUEST,
+                }
             }
             MethodOutcome::Error(error) => rpc_error(error),
         }

@@ -218,6 +218,7 @@ mod tests {
     )]
     fn ok(status: u16, body: &[u8]) -> Result<ToolResponse, InvokeError> {
         Ok(ToolResponse {
+            location: None,
             status: StatusCode::from_u16(status).unwrap(),
             body: Bytes::copy_from_slice(body),
         })

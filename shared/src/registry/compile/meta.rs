@@ -31,6 +31,8 @@ pub(super) struct MetaParts {
     /// `_meta.pinned`: listed beside `search_tools` in a route whose `toolSearch` mode is
     /// `only` (CONTRACT S2); `false` when absent.
     pub(super) pinned: bool,
+    /// `_meta.task` (CONTRACT K1).
+    pub(super) task: Option<crate::tasks::TaskSupport>,
 }
 
 /// Compiles the `_meta` of the tool at `path` (CONTRACT M, M2, M4, R5); `input_schema` is the
@@ -176,6 +178,15 @@ pub(super) fn compile_meta(
             problems,
         )
     });
+    // CONTRACT K1: whether calls may or must become tasks.
+    let task = fields.task.and_then(|task| {
+        super::task_meta::compile_task(
+            task,
+            &meta_path,
+            matches!(endpoint, Some(Endpoint::Lambda(_))),
+            problems,
+        )
+    });
     if problems.0.len() > before {
         return None;
     }
@@ -189,6 +200,7 @@ pub(super) fn compile_meta(
         rest,
         auth,
         pinned,
+        task,
     })
 }
 
@@ -204,6 +216,7 @@ struct MetaFields<'a> {
     parameters: Option<&'a Value>,
     auth: Option<&'a Value>,
     pinned: Option<&'a Value>,
+    task: Option<&'a Value>,
 }
 
 impl<'a> MetaFields<'a> {
@@ -220,6 +233,7 @@ impl<'a> MetaFields<'a> {
                 "parameters" => &mut fields.parameters,
                 "auth" => &mut fields.auth,
                 "pinned" => &mut fields.pinned,
+                "task" => &mut fields.task,
                 _ => continue,
             };
             *field = Some(value);

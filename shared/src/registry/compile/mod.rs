@@ -55,6 +55,7 @@ mod rest;
 mod schema_check;
 mod schema_keywords;
 mod strict;
+mod task_meta;
 mod threads;
 mod token;
 mod tool;

@@ -114,6 +114,7 @@ pub(super) fn compile_tool(
             rest: meta.rest,
             auth: meta.auth,
             pinned: meta.pinned,
+            task: meta.task,
         },
         meta.active,
     ))

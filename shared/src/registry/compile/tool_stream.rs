@@ -337,6 +337,7 @@ impl ToolDraft<'_> {
             rest: meta.rest,
             auth: meta.auth,
             pinned: meta.pinned,
+            task: meta.task,
         };
         Some(CompiledTool {
             tool: Some((Arc::new(tool), meta.active)),

@@ -226,6 +226,8 @@ pub struct SourceChain {
     fixed_route: Option<String>,
     /// Whether an `env:` secret reference fails the load (on Lambda, CONTRACT M5).
     refuse_env_secrets: bool,
+    /// Whether a task tool fails the load (on Lambda without `MCP_TASK_KEY`, CONTRACT K3).
+    refuse_keyless_tasks: bool,
 }
 
 impl std::fmt::Debug for SourceChain {
@@ -239,6 +241,7 @@ impl std::fmt::Debug for SourceChain {
             .field("limits", &self.limits)
             .field("fixed_route", &self.fixed_route)
             .field("refuse_env_secrets", &self.refuse_env_secrets)
+            .field("refuse_keyless_tasks", &self.refuse_keyless_tasks)
             .finish()
     }
 }
@@ -257,6 +260,7 @@ impl SourceChain {
             limits,
             fixed_route: None,
             refuse_env_secrets: false,
+            refuse_keyless_tasks: false,
         }
     }
 
@@ -265,6 +269,14 @@ impl SourceChain {
     #[must_use]
     pub fn refusing_env_secrets(mut self) -> Self {
         self.refuse_env_secrets = true;
+        self
+    }
+
+    /// This chain for a process under the Lambda runtime without `MCP_TASK_KEY`: a snapshot
+    /// with a task tool is a failed load (CONTRACT K3, R5), each such tool a problem.
+    #[must_use]
+    pub fn refusing_keyless_tasks(mut self) -> Self {
+        self.refuse_keyless_tasks = true;
         self
     }
 
@@ -293,11 +305,14 @@ impl SourceChain {
                     .collect(),
             }),
             _ => {
-                let problems = if self.refuse_env_secrets {
+                let mut problems = if self.refuse_env_secrets {
                     crate::registry::env_secret_problems(&snapshot)
                 } else {
                     Vec::new()
                 };
+                if self.refuse_keyless_tasks {
+                    problems.extend(crate::tasks::keyless_task_problems(&snapshot));
+                }
                 valid_unless(source, snapshot, problems)
             }
         }
