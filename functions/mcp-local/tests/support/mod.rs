@@ -24,15 +24,16 @@ impl LocalServer {
     }
 
     pub(crate) fn start_with_args(args: &[&str], env: &[(&str, &str)]) -> Self {
+        let mut all = vec!["--sample-tool-service", "127.0.0.1:0"];
+        all.extend_from_slice(args);
+        Self::spawn(&all, env)
+    }
+
+    /// `mcp-local --listen 127.0.0.1:0 --log-json` with exactly `args` after them.
+    pub(crate) fn spawn(args: &[&str], env: &[(&str, &str)]) -> Self {
         let mut command = Command::new(env!("CARGO_BIN_EXE_mcp-local"));
         command
-            .args([
-                "--listen",
-                "127.0.0.1:0",
-                "--sample-tool-service",
-                "127.0.0.1:0",
-                "--log-json",
-            ])
+            .args(["--listen", "127.0.0.1:0", "--log-json"])
             .args(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -102,6 +103,54 @@ impl LocalServer {
             std::thread::sleep(Duration::from_millis(20));
         }
     }
+}
+
+/// A free loopback port (bound, then released).
+#[allow(dead_code, reason = "not every test binary of this crate uses it")]
+pub(crate) fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+/// A manifest (written to a temporary file, path returned) whose route `core` has the sample
+/// asynchronous Tool Service's task tools at `origin` (CONTRACT K1): `export_report`
+/// (`optional`, pollIntervalMs 200, ttlMs 600,000) and `export_report_now` (`required`,
+/// pollIntervalMs 100, timeoutMs 5,000), both `POST /jobs/export_report`.
+#[allow(dead_code, reason = "not every test binary of this crate uses it")]
+pub(crate) fn task_manifest(origin: &str) -> std::path::PathBuf {
+    let tool = |name: &str, task: Value| {
+        serde_json::json!({
+            "name": name,
+            "description": "Builds a report of the given number of rows; takes a while.",
+            "inputSchema": {"type": "object", "properties": {
+                "rows": {"type": "integer", "minimum": 1},
+                "seconds": {"type": "number", "minimum": 0},
+                "outcome": {"enum": ["succeed", "fail"]}
+            }, "required": ["rows"]},
+            "_meta": {"version": "1.0.0", "endpoint": format!("{origin}/jobs/export_report"),
+                      "timeoutMs": 5000, "task": task}
+        })
+    };
+    let document = serde_json::json!({
+        "manifestVersion": 1,
+        "routes": [{
+            "routeKey": "core",
+            "server": {"name": "report-tools", "title": "Report tools", "version": "1.0.0"},
+            "tools": [
+                tool("export_report", serde_json::json!({"support": "optional", "ttlMs": 600_000, "pollIntervalMs": 200})),
+                tool("export_report_now", serde_json::json!({"support": "required", "pollIntervalMs": 100})),
+            ]
+        }]
+    });
+    let path = std::env::temp_dir().join(format!(
+        "mcp-local-tasks-{}-{}.json",
+        std::process::id(),
+        free_port()
+    ));
+    std::fs::write(&path, document.to_string()).expect("manifest written");
+    path
 }
 
 impl Drop for LocalServer {
