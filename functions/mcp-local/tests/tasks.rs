@@ -90,11 +90,11 @@ mod post {
     }
 }
 
-fn create(server: &LocalServer, arguments: Value) -> String {
+fn create(server: &LocalServer, arguments: &Value) -> String {
     let answer = modern(
         server,
         "tools/call",
-        json!({"name": "export_report", "arguments": arguments}),
+        json!({"name": "export_report", "arguments": arguments.clone()}),
         true,
     );
     assert_eq!(answer["result"]["resultType"], "task", "{answer}");
@@ -112,7 +112,7 @@ fn k3_a_task_created_on_one_process_is_read_and_cancelled_on_another() {
     let a = gateway(&manifest, KEY, Some(&sample));
     let b = gateway(&manifest, KEY, None);
 
-    let task_id = create(&a, json!({"rows": 5, "seconds": 1.0}));
+    let task_id = create(&a, &json!({"rows": 5, "seconds": 1.0}));
     let working = get(&b, &task_id);
     assert_eq!(working["result"]["status"], "working", "{working}");
     assert!(
@@ -136,13 +136,13 @@ fn k3_a_task_created_on_one_process_is_read_and_cancelled_on_another() {
     );
 
     // A long one, cancelled on B, seen cancelled on A.
-    let long = create(&a, json!({"rows": 7, "seconds": 600}));
+    let long = create(&a, &json!({"rows": 7, "seconds": 600}));
     let ack = modern(&b, "tasks/cancel", json!({"taskId": long}), true);
     assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
     assert_eq!(get(&a, &long)["result"]["status"], "cancelled");
 
     // Failed work is a completed task with an isError result.
-    let failing = create(&a, json!({"rows": 1, "seconds": 0, "outcome": "fail"}));
+    let failing = create(&a, &json!({"rows": 1, "seconds": 0, "outcome": "fail"}));
     let failed = get(&b, &failing);
     assert_eq!(failed["result"]["status"], "completed", "{failed}");
     assert_eq!(failed["result"]["result"]["isError"], true);
@@ -191,11 +191,11 @@ fn k6_work_longer_than_thirty_seconds_completes_through_polling() {
     let manifest = task_manifest(&format!("http://{sample}"));
     let a = gateway(&manifest, KEY, Some(&sample));
     let started = Instant::now();
-    let task_id = create(&a, json!({"rows": 31, "seconds": 31}));
+    let task_id = create(&a, &json!({"rows": 31, "seconds": 31}));
     let done = loop {
         std::thread::sleep(Duration::from_secs(2));
         let answer = get(&a, &task_id);
-        if answer["result"]["status"] != "working" || started.elapsed() > Duration::from_secs(60) {
+        if answer["result"]["status"] != "working" || started.elapsed() > Duration::from_mins(1) {
             break answer;
         }
     };
