@@ -151,6 +151,30 @@ fn k3_a_task_created_on_one_process_is_read_and_cancelled_on_another() {
         "the report source is unavailable"
     );
 
+    // CONTRACT K9: the usage events name the tool and the task's status, never the task id.
+    let created = a.usage_events_matching(3, |e| e["method"] == "tools/call");
+    assert!(
+        created
+            .iter()
+            .all(|e| e["task_status"] == "created" && e["tool"] == "export_report")
+    );
+    for status in ["working", "completed", "cancel_requested", "failed"] {
+        let events = b.usage_events_matching(1, |e| e["task_status"] == status);
+        assert!(
+            events
+                .iter()
+                .any(|e| e["tool"] == "export_report" && e["tool_ms"].is_u64()),
+            "{status}: {events:?}"
+        );
+    }
+    for server in [&a, &b] {
+        let logs = server.logs.lock().unwrap();
+        assert!(
+            logs.iter()
+                .all(|line| !line.contains(&task_id) && !line.contains(&long))
+        );
+    }
+
     // A process with another key knows none of them.
     let c = gateway(&manifest, OTHER_KEY, None);
     let unknown = get(&c, &task_id);

@@ -466,3 +466,32 @@ fn t2_a_tool_whose_list_entry_fits_on_no_page_is_an_error() {
     );
     assert!(out.ends_with(": invalid (1 errors, 0 warnings)\n"), "{out}");
 }
+
+#[test]
+fn k1_validate_checks_task_tools() {
+    let good = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../manifests/sample-tasks.json"
+    );
+    let (code, out) = run(&["validate", good]);
+    assert_eq!(code, 0, "{out}");
+    let path = temp_manifest(
+        "tasks.json",
+        &json!({"manifestVersion": 1, "routes": [{"routeKey": "core", "tools": [
+            {"name": "a", "inputSchema": {"type": "object"}, "_meta": {
+                "endpoint": "arn:aws:lambda:eu-west-1:123456789012:function:report",
+                "task": {"support": "optional"}}},
+            {"name": "b", "inputSchema": {"type": "object"}, "_meta": {
+                "endpoint": "https://reports.example/b", "task": {"support": "sometimes"}}}
+        ]}]})
+        .to_string(),
+    );
+    let (code, out) = run(&["validate", &path]);
+    assert_eq!(code, 1, "{out}");
+    for line in [
+        "error: routes[0].tools[0]._meta.task: does not apply to a Lambda function tool yet: a task needs an HTTP Tool Service that answers 202 Accepted with a status Location",
+        "error: routes[0].tools[1]._meta.task.support: must be \"optional\" or \"required\"",
+    ] {
+        assert!(out.lines().any(|l| l == line), "missing {line:?} in\n{out}");
+    }
+}

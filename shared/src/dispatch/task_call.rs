@@ -61,10 +61,64 @@ pub(super) async fn service_request<I: ToolInvoker>(
     url: url::Url,
     timeout: Duration,
 ) -> Result<ToolResponse, InvokeError> {
+    service_request_spanned(call, invoker, tool, method, url, timeout, None).await
+}
+
+/// [`service_request`], its CLIENT span (CONTRACT O4, K9) written to `span` when the request's
+/// spans are recorded and the request was sent.
+pub(super) async fn service_request_spanned<I: ToolInvoker>(
+    call: &Call<'_>,
+    invoker: &I,
+    tool: &Tool,
+    method: Method,
+    url: url::Url,
+    timeout: Duration,
+    span: Option<&mut Option<crate::trace::ToolCallSpan>>,
+) -> Result<ToolResponse, InvokeError> {
     let mut headers = forwarded_headers(call);
-    headers.extend(call.trace.outbound(crate::trace::new_span_id()));
+    let span_id = crate::trace::new_span_id();
+    headers.extend(call.trace.outbound(span_id));
+    let target = ToolTarget::Http { method, url };
+    let span_start = call.trace.records().then(|| {
+        let method = match &target {
+            ToolTarget::Http { method, .. } => method.clone(),
+            ToolTarget::Lambda { .. } => Method::POST,
+        };
+        (
+            std::time::SystemTime::now(),
+            super::tools_call::call_target(&target, &method),
+        )
+    });
+    let answer = send(call, invoker, tool, target, headers, timeout).await;
+    if let (Some(slot), Some((started, target))) = (span, span_start)
+        && answer.as_ref().map_or_else(InvokeError::was_sent, |_| true)
+    {
+        *slot = Some(crate::trace::ToolCallSpan {
+            span_id,
+            started,
+            ended: std::time::SystemTime::now(),
+            target,
+            status: answer.as_ref().ok().map(|a| a.status.as_u16()),
+            error: match &answer {
+                Ok(a) if !a.status.is_success() => Some(a.status.as_str().to_string().into()),
+                Ok(_) => None,
+                Err(e) => Some(e.kind().into()),
+            },
+        });
+    }
+    answer
+}
+
+async fn send<I: ToolInvoker>(
+    call: &Call<'_>,
+    invoker: &I,
+    tool: &Tool,
+    target: ToolTarget,
+    headers: Vec<(HeaderName, HeaderValue)>,
+    timeout: Duration,
+) -> Result<ToolResponse, InvokeError> {
     let request = ToolRequest {
-        target: ToolTarget::Http { method, url },
+        target,
         headers,
         body: Bytes::new(),
         timeout,
@@ -117,7 +171,7 @@ pub(super) async fn accepted<I: ToolInvoker>(
     id: &RequestId,
     accepted: &Accepted<'_>,
     location: Option<&str>,
-) -> Result<(Bytes, bool), ErrorObject> {
+) -> Result<(Bytes, bool, bool), ErrorObject> {
     let tool = accepted.tool;
     let ms = || u64::try_from(accepted.started.elapsed().as_millis()).unwrap_or(u64::MAX);
     let Some(url) = location.and_then(|location| status_url(tool, location)) else {
@@ -127,11 +181,11 @@ pub(super) async fn accepted<I: ToolInvoker>(
             true,
             ms(),
         );
-        return Ok((call.encode(id, &result, false), true));
+        return Ok((call.encode(id, &result, false), true, false));
     };
     let Some(keys) = accepted.keys else {
         let result = poll(call, invoker, accepted, url).await;
-        return Ok((call.encode(id, &result, false), result.is_error));
+        return Ok((call.encode(id, &result, false), result.is_error, false));
     };
     let created_ms = now_ms();
     let claims = TaskClaims {
@@ -154,7 +208,7 @@ pub(super) async fn accepted<I: ToolInvoker>(
         poll_interval_ms: accepted.task.poll_interval_ms,
         result: None,
     };
-    Ok((call.encode_as(id, &view, false, "task"), false))
+    Ok((call.encode_as(id, &view, false, "task"), false, true))
 }
 
 /// CONTRACT K8: the status read every `pollIntervalMs` (at most what is left) until the work

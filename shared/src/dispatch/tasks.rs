@@ -8,7 +8,7 @@ use http::Method;
 use serde_json::{Map, Value};
 
 use super::task_call::{
-    StatusProblem, TaskView, caller_of, ended_result, read_status, service_request,
+    StatusProblem, TaskView, caller_of, ended_result, read_status, service_request_spanned,
 };
 use super::tools_call::effective_timeout;
 use super::{Call, MethodOutcome, result};
@@ -75,15 +75,21 @@ pub(super) async fn handle<I: ToolInvoker>(
             // CONTRACT K7: the service is asked to stop; the request is acknowledged whatever
             // it answers (a finished task's included).
             let started = Instant::now();
-            let _ = service_request(call, invoker, tool, Method::DELETE, url, timeout).await;
+            let span = Some(&mut tool_use.span);
+            let _ =
+                service_request_spanned(call, invoker, tool, Method::DELETE, url, timeout, span)
+                    .await;
             tool_use.tool_ms = Some(u64::try_from(started.elapsed().as_millis()).unwrap_or(0));
+            tool_use.task_status = Some("cancel_requested");
             return result(call.encode(id, &Map::new(), false));
         }
         // CONTRACT K7: no task of the gateway asks for input; an update is acknowledged.
         _ => return result(call.encode(id, &Map::new(), false)),
     }
     let started = Instant::now();
-    let answer = service_request(call, invoker, tool, Method::GET, url, timeout).await;
+    let span = Some(&mut tool_use.span);
+    let answer =
+        service_request_spanned(call, invoker, tool, Method::GET, url, timeout, span).await;
     let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     tool_use.tool_ms = Some(ms);
     let status = match read_status(answer) {
@@ -101,6 +107,13 @@ pub(super) async fn handle<I: ToolInvoker>(
             )));
         }
     };
+    // CONTRACT K9: what the status said (a failed work is a completed task).
+    tool_use.task_status = Some(match &status {
+        ServiceStatus::Running { .. } => "working",
+        ServiceStatus::Canceled => "cancelled",
+        ServiceStatus::Failed { .. } => "failed",
+        ServiceStatus::Succeeded { .. } => "completed",
+    });
     let task = tool.task.map(|t| t.poll_interval_ms).unwrap_or_default();
     let (name, message, ended) = match status {
         ServiceStatus::Running { message } => ("working", message, None),

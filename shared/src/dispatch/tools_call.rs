@@ -113,7 +113,7 @@ pub(super) fn effective_timeout(call: &Call<'_>, tool: &Tool) -> Duration {
 
 /// Where a call goes, as its CLIENT span names it (CONTRACT O4): host and port, or function
 /// name and region; never the URL's path or query.
-fn call_target(target: &ToolTarget, method: &http::Method) -> CallTarget {
+pub(super) fn call_target(target: &ToolTarget, method: &http::Method) -> CallTarget {
     match target {
         ToolTarget::Http { url, .. } => CallTarget::Http {
             method: method.as_str().to_string(),
@@ -341,11 +341,17 @@ pub(super) async fn handle<I: ToolInvoker>(
         };
         let location = response.location.as_deref();
         return match super::task_call::accepted(call, invoker, id, &accepted, location).await {
-            Ok((body, tool_error)) => MethodOutcome::Result {
-                body,
-                session_id: None,
-                tool_error,
-            },
+            Ok((body, tool_error, created)) => {
+                // CONTRACT K9.
+                if created {
+                    tool_use.task_status = Some("created");
+                }
+                MethodOutcome::Result {
+                    body,
+                    session_id: None,
+                    tool_error,
+                }
+            }
             Err(error) => MethodOutcome::Error(error),
         };
     }

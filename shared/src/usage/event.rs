@@ -64,6 +64,10 @@ pub struct ToolUse {
     /// `policies`: the ids of the determining policies, space separated (CONTRACT Z10); never
     /// an argument value.
     pub policies: Option<String>,
+    /// `task_status` of the tasks extension (CONTRACT K9): `created` for a `tools/call` that
+    /// returned a task; the status a `tasks/get` read (`working`, `completed`, `failed`,
+    /// `cancelled`); `cancel_requested` for a `tasks/cancel`.
+    pub task_status: Option<&'static str>,
 }
 
 /// The fields of one usage event, filled in as the request moves through the checks.
@@ -131,8 +135,8 @@ impl UsageEvent {
     /// `method`, `tool`, `tool_ms`, `outcome`, `status`, `code`, `rejection`, `era`,
     /// `protocol_version`, `cors`, `duration_ms`,
     /// `guid`, `x_request_id`, `trace_id` (CONTRACT U3), and with authentication on `auth`, `auth_outcome`,
-    /// `delegation_id`, `retry_after` (seconds), and on a route with policies `decision` and
-    /// `policies` (CONTRACT Z10). Absent values are left out. With
+    /// `delegation_id`, `retry_after` (seconds), on a route with policies `decision` and
+    /// `policies` (CONTRACT Z10), and for the tasks extension `task_status` (K9). Absent values are left out. With
     /// [`LogFormat::Json`](crate::telemetry::LogFormat::Json) it becomes one EMF document
     /// ([`super::UsageMetricsLayer`]).
     pub fn emit(&self, duration: Duration) {
@@ -164,6 +168,7 @@ impl UsageEvent {
             trace_id = self.trace_id.as_deref(),
             decision = self.tool.decision,
             policies = self.tool.policies.as_deref(),
+            task_status = self.tool.task_status,
             "request"
         );
     }

@@ -13,6 +13,7 @@
 //! | `FailedRequests` (1 for an HTTP rejection or a JSON-RPC error, else 0) | Count | `Route`, `Method`, `Outcome`; and `Route` |
 //! | `Latency` (the request's duration) | Milliseconds | `Route`, `Method`, `Outcome`; and `Route` |
 //! | `RateLimited` (1 for a 429, else 0), `ColdStarts` (1 on an instance's first request, else 0) | Count | `Route` |
+//! | `TasksCreated`, `TasksCompleted`, `TasksFailed`, `TasksCancelled` (1 when the request's `task_status` says so, else 0; CONTRACT K9) | Count | `Route` |
 //! | `ToolCalls`, `ToolErrors` (1 or 0) | Count | `Route`, `Tool` |
 //! | `ToolLatency` (the Tool Service call) | Milliseconds | `Route`, `Tool` |
 //! | `PolicyDenials` (1 for a call a route's policies denied, `shadow_deny` included) | Count | `Route`, `Tool` |
@@ -49,7 +50,14 @@ pub const TOOL_DIMENSIONS: [&str; 2] = ["Route", "Tool"];
 pub const REQUEST_METRICS: [&str; 3] = ["Requests", "FailedRequests", "Latency"];
 /// The per-route counts, under [`ROUTE_DIMENSIONS`] only (CONTRACT U4): a 429 answer and an
 /// instance's first request.
-pub const ROUTE_METRICS: [&str; 2] = ["RateLimited", "ColdStarts"];
+pub const ROUTE_METRICS: [&str; 6] = [
+    "RateLimited",
+    "ColdStarts",
+    "TasksCreated",
+    "TasksCompleted",
+    "TasksFailed",
+    "TasksCancelled",
+];
 /// The tool metrics, under [`TOOL_DIMENSIONS`], for requests that reached a Tool Service.
 pub const TOOL_METRICS: [&str; 3] = ["ToolCalls", "ToolErrors", "ToolLatency"];
 /// Metrics under `Route` and `Tool` written only for a call a route's policies denied
@@ -106,6 +114,7 @@ impl Entry for Document<'_> {
             ("trace_id", &r.trace_id),
             ("decision", &r.decision),
             ("policies", &r.policies),
+            ("task_status", &r.task_status),
         ] {
             if let Some(value) = value {
                 writer.value(name, value.as_str());
@@ -140,6 +149,10 @@ impl Entry for Document<'_> {
             &NoMetric::from(u64::from(r.status == Some(429))),
         );
         writer.value("ColdStarts", &NoMetric::from(u64::from(r.cold_start)));
+        // CONTRACT K9: tasks created, and the ends `tasks/get` read.
+        for (metric, count) in r.task_counts() {
+            writer.value(metric, &NoMetric::from(count));
+        }
         if let (Some(tool), Some(tool_ms)) = (r.tool_dimension(), r.tool_ms) {
             // Declared by the tool directive only, under the tool dimensions.
             let failed = u64::from(r.outcome_dimension() != "ok");

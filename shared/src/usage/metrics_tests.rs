@@ -119,6 +119,10 @@ fn u1_a_tool_call_is_one_emf_document_with_request_and_tool_metrics() {
         entry(&route_dims, "Requests", "Count"),
         entry(&route_dims, "RateLimited", "Count"),
         entry(&route_dims, "ColdStarts", "Count"),
+        entry(&route_dims, "TasksCreated", "Count"),
+        entry(&route_dims, "TasksCompleted", "Count"),
+        entry(&route_dims, "TasksFailed", "Count"),
+        entry(&route_dims, "TasksCancelled", "Count"),
         entry(&tool_dims, "ToolCalls", "Count"),
         entry(&tool_dims, "ToolErrors", "Count"),
         entry(&tool_dims, "ToolLatency", "Milliseconds"),
@@ -223,7 +227,11 @@ fn u1_rpc_errors_carry_their_negative_code_as_a_number_and_count_as_failed() {
             "FailedRequests",
             "Latency",
             "RateLimited",
-            "Requests"
+            "Requests",
+            "TasksCancelled",
+            "TasksCompleted",
+            "TasksCreated",
+            "TasksFailed"
         ]
     );
 }
@@ -257,9 +265,46 @@ fn u1_a_429_and_an_instance_first_request_count_under_the_route_alone() {
             "FailedRequests",
             "Latency",
             "RateLimited",
-            "Requests"
+            "Requests",
+            "TasksCancelled",
+            "TasksCompleted",
+            "TasksCreated",
+            "TasksFailed"
         ]
     );
+}
+
+#[test]
+fn k9_task_statuses_count_under_the_route() {
+    for (status, metric) in [
+        ("created", "TasksCreated"),
+        ("completed", "TasksCompleted"),
+        ("failed", "TasksFailed"),
+        ("cancelled", "TasksCancelled"),
+    ] {
+        let record = UsageRecord {
+            method: Some("tasks/get".into()),
+            task_status: Some(status.into()),
+            ..record()
+        };
+        assert_eq!(record.method_dimension(), "tasks/get");
+        let doc = document(&record);
+        assert_emf_spec(&doc);
+        assert_eq!(doc["task_status"], status);
+        for other in [
+            "TasksCreated",
+            "TasksCompleted",
+            "TasksFailed",
+            "TasksCancelled",
+        ] {
+            assert_eq!(doc[other], u64::from(other == metric), "{status}: {other}");
+        }
+    }
+    let working = document(&UsageRecord {
+        task_status: Some("working".into()),
+        ..record()
+    });
+    assert_eq!(working["TasksCompleted"], 0);
 }
 
 #[test]

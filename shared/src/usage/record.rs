@@ -52,6 +52,8 @@ pub struct UsageRecord {
     pub decision: Option<String>,
     /// `policies`: the determining policies' ids (CONTRACT Z10).
     pub policies: Option<String>,
+    /// `task_status` of the tasks extension (CONTRACT K9).
+    pub task_status: Option<String>,
     /// Whether this is the first request the instance served (the `ColdStarts` metric); set by
     /// the layer that writes the document, not a log field.
     pub cold_start: bool,
@@ -79,6 +81,9 @@ impl UsageRecord {
                 | methods::PING
                 | methods::TOOLS_LIST
                 | methods::TOOLS_CALL
+                | methods::TASKS_GET
+                | methods::TASKS_UPDATE
+                | methods::TASKS_CANCEL
                 | methods::NOTIFICATION_INITIALIZED),
             ) => m,
             Some(m) if m.starts_with("notifications/") => "notification",
@@ -111,6 +116,20 @@ impl UsageRecord {
         )
     }
 
+    /// The task counts of this request (CONTRACT K9): `TasksCreated`, `TasksCompleted`,
+    /// `TasksFailed`, `TasksCancelled`, each 1 when its `task_status` says so, else 0.
+    #[must_use]
+    pub fn task_counts(&self) -> [(&'static str, u64); 4] {
+        let status = self.task_status.as_deref();
+        [
+            ("TasksCreated", "created"),
+            ("TasksCompleted", "completed"),
+            ("TasksFailed", "failed"),
+            ("TasksCancelled", "cancelled"),
+        ]
+        .map(|(metric, label)| (metric, u64::from(status == Some(label))))
+    }
+
     pub(super) fn is_failure(&self) -> bool {
         matches!(self.outcome_dimension(), "rpc_error" | "http_error")
     }
@@ -135,6 +154,7 @@ impl tracing::field::Visit for UsageRecord {
             "trace_id" => &mut self.trace_id,
             "decision" => &mut self.decision,
             "policies" => &mut self.policies,
+            "task_status" => &mut self.task_status,
             _ => return,
         };
         *slot = Some(value.to_string());
