@@ -94,6 +94,32 @@ mod gateway {
     }
 
     #[test]
+    fn k3_task_key_is_a_secret_reference() {
+        assert_eq!(with(&[]).unwrap().task_key, None);
+        let c = with(&[("MCP_TASK_KEY", "env:GATEWAY_TASK_KEY")]).unwrap();
+        assert!(c.task_key.is_some());
+        let c = with(&[(
+            "MCP_TASK_KEY",
+            "arn:aws:secretsmanager:eu-west-1:123456789012:secret:task-key",
+        )])
+        .unwrap();
+        assert!(c.task_key.is_some());
+        // The key itself is no reference: it would sit in the function's configuration.
+        let error = with(&[(
+            "MCP_TASK_KEY",
+            "AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA=",
+        )])
+        .unwrap_err();
+        assert_eq!(
+            (error.variable, error.reason.as_str()),
+            (
+                "MCP_TASK_KEY",
+                "expected a Secrets Manager or SSM ARN or env:<NAME> (CONTRACT M5)"
+            )
+        );
+    }
+
+    #[test]
     fn x12_secret_endpoints_and_ttl() {
         let c = with(&[
             ("AWS_ENDPOINT_URL", "http://127.0.0.1:4566"),

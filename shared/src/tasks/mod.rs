@@ -142,6 +142,35 @@ mod tests {
     }
 
     #[test]
+    fn k3_on_lambda_each_task_tool_without_a_key_is_a_load_problem() {
+        let tool = |name: &str, task: Option<Value>| {
+            let mut meta =
+                serde_json::json!({"version": "1", "endpoint": "https://jobs.example/run"});
+            if let Some(task) = task {
+                meta["task"] = task;
+            }
+            serde_json::json!({"name": name, "inputSchema": {"type": "object"}, "_meta": meta})
+        };
+        let manifest = serde_json::json!({"manifestVersion": 1, "routes": [{"routeKey": "hr",
+            "tools": [tool("plain", None), tool("export", Some(serde_json::json!({"support": "optional"})))]}]});
+        let snapshot = crate::registry::compile_manifest(&manifest).unwrap();
+        let problems: Vec<String> = keyless_task_problems(&snapshot)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(
+            problems,
+            [
+                "route 'hr': tool 'export': _meta.task: a task tool needs MCP_TASK_KEY on Lambda (a \
+              Secrets Manager or SSM ARN holding at least 32 random bytes in base64), so that \
+              every instance can continue every task"
+            ]
+        );
+        let route = snapshot.route("hr").unwrap();
+        assert!(offered(route));
+    }
+
+    #[test]
     fn iso_time_is_utc_with_milliseconds() {
         assert_eq!(iso_time(0), "1970-01-01T00:00:00Z");
         assert_eq!(iso_time(1_764_930_600_123), "2025-12-05T10:30:00.123Z");
