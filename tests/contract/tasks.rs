@@ -277,6 +277,27 @@ async fn k6_failed_and_canceled_work_and_gone_tasks() {
         "Tool Service reported the work as failed: disk full"
     );
 
+    // A JSON-RPC error of the work: a failed task with the error, no result.
+    h.tool_service.reset().await;
+    status_answers(
+        &h,
+        ResponseTemplate::new(200).set_body_json(
+            json!({"status": "failed", "error": {"code": -32603, "message": "lost the worker"}}),
+        ),
+    )
+    .await;
+    let result = modern(&h, "tasks/get", json!({"taskId": task_id}), true, &[])
+        .await
+        .json()["result"]
+        .clone();
+    assert_eq!(result["status"], "failed", "{result}");
+    assert_eq!(
+        result["error"],
+        json!({"code": -32603, "message": "lost the worker"})
+    );
+    assert_eq!(result["statusMessage"], "lost the worker");
+    assert!(result.get("result").is_none(), "{result}");
+
     h.tool_service.reset().await;
     status_answers(
         &h,

@@ -149,6 +149,15 @@ pub(super) struct TaskView<'a> {
     pub(super) poll_interval_ms: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) result: Option<&'a CallResult>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) error: Option<&'a TaskError>,
+}
+
+/// The JSON-RPC error a `failed` task carries (ext-tasks `FailedTask.error`; CONTRACT K6).
+#[derive(Serialize)]
+pub(super) struct TaskError {
+    pub(super) code: i32,
+    pub(super) message: String,
 }
 
 /// What a task tool's `202` becomes.
@@ -207,6 +216,7 @@ pub(super) async fn accepted<I: ToolInvoker>(
         ttl_ms: accepted.task.ttl_ms,
         poll_interval_ms: accepted.task.poll_interval_ms,
         result: None,
+        error: None,
     };
     Ok((call.encode_as(id, &view, false, "task"), false, true))
 }
@@ -277,7 +287,7 @@ pub(super) fn ended_result(tool: &Tool, status: ServiceStatus, ms: u64) -> CallR
             };
             map_tool_answer(Ok(response), ms, tool.result_shape())
         }
-        ServiceStatus::Failed { message } => CallResult::text(
+        ServiceStatus::Failed { message, .. } => CallResult::text(
             format!("Tool Service reported the work as failed: {message}"),
             true,
             ms,

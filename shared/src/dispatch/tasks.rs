@@ -8,7 +8,8 @@ use http::Method;
 use serde_json::{Map, Value};
 
 use super::task_call::{
-    StatusProblem, TaskView, caller_of, ended_result, read_status, service_request_spanned,
+    StatusProblem, TaskError, TaskView, caller_of, ended_result, read_status,
+    service_request_spanned,
 };
 use super::tools_call::effective_timeout;
 use super::{Call, MethodOutcome, result};
@@ -115,14 +116,30 @@ pub(super) async fn handle<I: ToolInvoker>(
         ServiceStatus::Succeeded { .. } => "completed",
     });
     let task = tool.task.map(|t| t.poll_interval_ms).unwrap_or_default();
+    let mut failure = None;
     let (name, message, ended) = match status {
         ServiceStatus::Running { message } => ("working", message, None),
         ServiceStatus::Canceled => ("cancelled", None, None),
-        ServiceStatus::Failed { message } => {
+        // CONTRACT K6: a JSON-RPC error of the work is a failed task.
+        ServiceStatus::Failed {
+            message,
+            code: Some(code),
+        } => {
+            failure = Some(TaskError {
+                code,
+                message: message.clone(),
+            });
+            ("failed", Some(message), None)
+        }
+        ServiceStatus::Failed {
+            message,
+            code: None,
+        } => {
             let ended = ended_result(
                 tool,
                 ServiceStatus::Failed {
                     message: message.clone(),
+                    code: None,
                 },
                 ms,
             );
@@ -141,6 +158,7 @@ pub(super) async fn handle<I: ToolInvoker>(
         ttl_ms: claims.ttl_ms,
         poll_interval_ms: task,
         result,
+        error: failure.as_ref(),
     };
     let mut body = call.encode(id, &view(ended.as_ref()), false);
     if body.len() > call.config.max_response_bytes {

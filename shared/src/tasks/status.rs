@@ -24,10 +24,14 @@ pub enum ServiceStatus {
         /// The result's JSON text.
         result: String,
     },
-    /// `{"status": "failed", "error": {"message"}}`.
+    /// `{"status": "failed", "error": {"message", "code"?}}`.
     Failed {
         /// The error's message, cut to [`MAX_STATUS_MESSAGE_BYTES`]; a fixed text when absent.
         message: String,
+        /// `error.code`, a JSON-RPC error code (a whole number from -2^31 to 2^31 - 1): the work
+        /// ended with a protocol error, and the task is `failed` (CONTRACT K6); `None` for
+        /// work that failed as a tool fails (a `completed` task with an `isError` result).
+        code: Option<i32>,
     },
     /// `{"status": "canceled"}` (also spelled `cancelled`).
     Canceled,
@@ -49,6 +53,8 @@ struct Document<'a> {
 struct ErrorDocument {
     #[serde(default)]
     message: Option<String>,
+    #[serde(default)]
+    code: Option<serde_json::Value>,
 }
 
 fn text_of(raw: Option<&RawValue>) -> Option<String> {
@@ -79,15 +85,22 @@ pub fn parse_status(body: &[u8]) -> Result<ServiceStatus, String> {
             None => Err(problem("\"succeeded\" without \"result\"")),
         },
         "failed" => {
-            let message = document
+            let error = document
                 .error
-                .and_then(|e| serde_json::from_str::<ErrorDocument>(e.get()).ok())
-                .and_then(|e| e.message)
-                .map_or_else(
-                    || "the Tool Service reported the work as failed".into(),
-                    |m| ellipsized(&m, MAX_STATUS_MESSAGE_BYTES),
-                );
-            Ok(ServiceStatus::Failed { message })
+                .and_then(|e| serde_json::from_str::<ErrorDocument>(e.get()).ok());
+            let code = match error.as_ref().and_then(|e| e.code.as_ref()) {
+                None => None,
+                Some(code) => Some(
+                    code.as_i64()
+                        .and_then(|c| i32::try_from(c).ok())
+                        .ok_or_else(|| problem("\"error.code\" must be a JSON-RPC error code"))?,
+                ),
+            };
+            let message = error.and_then(|e| e.message).map_or_else(
+                || "the Tool Service reported the work as failed".into(),
+                |m| ellipsized(&m, MAX_STATUS_MESSAGE_BYTES),
+            );
+            Ok(ServiceStatus::Failed { message, code })
         }
         "canceled" | "cancelled" => Ok(ServiceStatus::Canceled),
         _ => Err(problem(
@@ -121,9 +134,19 @@ mod tests {
         assert_eq!(
             parse_status(br#"{"status":"failed","error":{"message":"disk full"}}"#),
             Ok(ServiceStatus::Failed {
-                message: "disk full".into()
+                message: "disk full".into(),
+                code: None
             })
         );
+        assert_eq!(
+            parse_status(br#"{"status":"failed","error":{"code":-32603,"message":"lost"}}"#),
+            Ok(ServiceStatus::Failed {
+                message: "lost".into(),
+                code: Some(-32603)
+            })
+        );
+        assert!(parse_status(br#"{"status":"failed","error":{"code":1.5}}"#).is_err());
+        assert!(parse_status(br#"{"status":"failed","error":{"code":4294967296}}"#).is_err());
         assert_eq!(
             parse_status(br#"{"status":"canceled"}"#),
             Ok(ServiceStatus::Canceled)
