@@ -563,6 +563,13 @@ async fn k2_a_location_on_another_origin_is_refused_and_never_requested() {
              endpoint's origin; nothing was requested there"
         );
     }
+    // A Location on the origin that percent-encoding makes longer than 2,048 bytes.
+    h.tool_service.reset().await;
+    let long = format!("/jobs/{}", "{".repeat(700));
+    accept_at(&h, "/export", &long).await;
+    let (answer, task_id) = create_task(&h, &[]).await;
+    assert!(task_id.is_empty());
+    assert_eq!(answer.json()["result"]["isError"], true);
     // No Location at all.
     h.tool_service.reset().await;
     Mock::given(path("/export"))

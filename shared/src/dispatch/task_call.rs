@@ -47,7 +47,9 @@ pub(super) fn status_url(tool: &Tool, location: &str) -> Option<url::Url> {
     let mut url = endpoint.join(location.trim()).ok()?;
     url.set_fragment(None);
     let same_origin = url.origin() == endpoint.origin() && url.origin().is_tuple();
-    (same_origin && url.username().is_empty() && url.password().is_none()).then_some(url)
+    // Percent-encoding may have grown it: what is sealed stays within the limit too.
+    let short = url.as_str().len() <= crate::invoke::MAX_LOCATION_BYTES;
+    (same_origin && short && url.username().is_empty() && url.password().is_none()).then_some(url)
 }
 
 /// One request to a status location (CONTRACT K2): `GET` or `DELETE`, with the forwarded

@@ -19,8 +19,9 @@ const PREFIX: &str = "t1.";
 pub const MIN_KEY_BYTES: usize = 32;
 /// The most keys `MCP_TASK_KEY` may hold.
 const MAX_KEYS: usize = 8;
-/// The longest task id opened, in bytes: anything longer was not made here.
-pub const MAX_TASK_ID_BYTES: usize = 4096;
+/// The longest task id opened, in bytes: anything longer was not made here (a 2,048-byte
+/// location, a 128-byte tool name and a long OAuth subject seal to well under it).
+pub const MAX_TASK_ID_BYTES: usize = 8192;
 /// Bytes of the key id.
 const KEY_ID_LEN: usize = 4;
 
@@ -285,7 +286,7 @@ mod tests {
         assert_eq!(keys.open(&id[..id.len() - 1]), None);
         assert_eq!(keys.open("t1."), None);
         assert_eq!(keys.open("made-up"), None);
-        assert_eq!(keys.open(&format!("t1.{}", "A".repeat(5000))), None);
+        assert_eq!(keys.open(&format!("t1.{}", "A".repeat(9000))), None);
     }
 
     #[test]
