@@ -23,13 +23,13 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 const MODERN: &str = "2026-07-28";
 const EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
-fn key(byte: u8) -> String {
+pub(super) fn key(byte: u8) -> String {
     base64::engine::general_purpose::STANDARD.encode([byte; 32])
 }
 
 /// Task tools on route `core`: `export_report` (optional, POST /export, pollIntervalMs 50)
 /// and `deploy` (required, POST /deploy, timeoutMs 1500, pollIntervalMs 50).
-fn with_task_tools(document: &mut Value, tool_service: &str, ttl_ms: u64) {
+pub(super) fn with_task_tools(document: &mut Value, tool_service: &str, ttl_ms: u64) {
     let tool = |name: &str, path: &str, task: Value, timeout: u64| {
         json!({
             "name": name,
@@ -100,7 +100,7 @@ fn meta(declared: bool) -> Value {
 }
 
 /// Sends a conforming modern request: `Mcp-Name` is `params.name` or `params.taskId`.
-async fn modern(
+pub(super) async fn modern(
     h: &Harness,
     method_name: &str,
     mut params: Value,
@@ -128,7 +128,7 @@ async fn modern(
         .await
 }
 
-async fn create_task(h: &Harness, extra: &[(&str, &str)]) -> (Answer, String) {
+pub(super) async fn create_task(h: &Harness, extra: &[(&str, &str)]) -> (Answer, String) {
     let answer = modern(
         h,
         "tools/call",
@@ -144,7 +144,7 @@ async fn create_task(h: &Harness, extra: &[(&str, &str)]) -> (Answer, String) {
     (answer, task_id)
 }
 
-async fn accept_at(h: &Harness, tool_path: &str, location: &str) {
+pub(super) async fn accept_at(h: &Harness, tool_path: &str, location: &str) {
     Mock::given(method("POST"))
         .and(path(tool_path))
         .and(header("prefer", "respond-async"))

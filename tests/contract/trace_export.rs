@@ -580,3 +580,71 @@ async fn o4_client_texts_are_cut_and_an_answer_mapped_to_is_error_fails_the_clie
     assert_eq!(clients[1]["attributes"]["error.type"], "tool_error");
     assert_eq!(clients[1]["attributes"]["http.response.status_code"], 200);
 }
+
+#[tokio::test]
+async fn k9_o4_a_tasks_status_request_is_a_client_span_of_its_request() {
+    use super::tasks::{accept_at, create_task, key, modern, with_task_tools};
+    let collector = Collector::start(&[]);
+    let vars: HashMap<String, String> =
+        HashMap::from([("OTEL_EXPORTER_OTLP_ENDPOINT".into(), collector.url.clone())]);
+    let lookup = move |name: &str| vars.get(name).cloned();
+    let tracing = from_env(&OtelEnv { var: &lookup }, FlushMode::PerInvocation).unwrap();
+    let tool_service = MockServer::start().await;
+    let mut document = manifest(&tool_service.uri());
+    with_task_tools(&mut document, &tool_service.uri(), 3_600_000);
+    let gateway = Gateway::new(
+        Config::fixed_defaults(),
+        Ok(compile_manifest(&document).unwrap()),
+        HttpInvoker::new().unwrap(),
+    )
+    .with_tracing(tracing)
+    .with_task_keys(mcp_gateway::tasks::TaskKeys::parse(&key(1)).unwrap());
+    let h = Harness {
+        gateway: Arc::new(gateway),
+        tool_service,
+    };
+    accept_at(&h, "/export", "/jobs/1").await;
+    wiremock::Mock::given(wiremock::matchers::path("/jobs/1"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"status": "running"})))
+        .mount(&h.tool_service)
+        .await;
+    let (_, task_id) = create_task(&h, &[("traceparent", PARENT)]).await;
+    let answer = modern(
+        &h,
+        "tasks/get",
+        json!({"taskId": task_id}),
+        true,
+        &[("traceparent", PARENT)],
+    )
+    .await;
+    assert_eq!(answer.json()["result"]["status"], "working");
+    h.gateway.flush_traces().await;
+    let spans = collector.spans().await;
+    let status_span = spans
+        .iter()
+        .find(|s| s["kind"] == "SPAN_KIND_CLIENT" && s["name"] == "GET")
+        .unwrap_or_else(|| panic!("no GET client span in {spans:#?}"));
+    let server = spans
+        .iter()
+        .find(|s| s["span_id"] == status_span["parent_span_id"])
+        .unwrap_or_else(|| panic!("no parent of the GET span in {spans:#?}"));
+    assert_eq!(server["attributes"]["mcp.method.name"], "tasks/get");
+    assert_eq!(status_span["trace_id"], TRACE_ID);
+    assert_eq!(status_span["attributes"]["http.response.status_code"], 200);
+    // The status request carried the CLIENT span's trace context.
+    let requests = h.tool_service.received_requests().await.unwrap();
+    let get = requests
+        .iter()
+        .find(|r| r.method.as_str() == "GET")
+        .unwrap();
+    assert_eq!(
+        get.headers.get("traceparent").unwrap().to_str().unwrap(),
+        format!(
+            "00-{TRACE_ID}-{}-01",
+            status_span["span_id"].as_str().unwrap()
+        )
+    );
+    // CONTRACT K3: no span carries the task id.
+    let text = serde_json::to_string(&spans).unwrap();
+    assert!(!text.contains(&task_id), "{text}");
+}

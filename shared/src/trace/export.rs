@@ -294,6 +294,8 @@ pub fn from_env(env: &OtelEnv<'_>, mode: FlushMode) -> Result<Tracing, String> {
         return Ok(Tracing::new(sampler, None));
     };
     let timeout = env.timeout();
+    // The exporter's client may be the process's first (an OTLP endpoint over https).
+    crate::tls::install_crypto_provider();
     let client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .no_proxy()
