@@ -487,6 +487,35 @@ async fn z11_policies_loaded_on_a_digest_still_deny_what_errors() {
 }
 
 #[tokio::test]
+async fn z11_a_digest_written_by_hand_for_text_that_does_not_parse_denies_every_call() {
+    const BROKEN: &str = r#"@id("open") permit(principal, action, resource) when { true "#;
+    let h = Harness::with_manifest(Config::fixed_defaults(), |d| {
+        with_policies(d, "enforce", BROKEN);
+        let digest = digest_of(d, BROKEN);
+        d["routes"][0]["authorization"]["validated"] = json!(digest);
+    })
+    .await;
+    // The policies are parsed by the first request that needs them: none is left, so no tool
+    // is listed and every call is answered as an unknown tool's (Z4), nothing sent.
+    let list = h
+        .post(
+            "/mcp/core",
+            &gateway_tests::rpc(json!(1), "tools/list", json!({})),
+            &[],
+        )
+        .await;
+    assert_eq!(list.json()["result"]["tools"], json!([]), "{}", list.json());
+    call(&h, "refund", json!({"amount": 5}))
+        .await
+        .assert_rpc_error(-32602, "Invalid params: unknown tool 'refund'", &json!(1));
+    assert!(h.tool_service.received_requests().await.unwrap().is_empty());
+    // Without the digest the same text fails the load (Z8).
+    let mut document = gateway_tests::manifest("http://127.0.0.1:9");
+    with_policies(&mut document, "enforce", BROKEN);
+    assert!(compile_manifest(&document).is_err());
+}
+
+#[tokio::test]
 async fn z5_argument_forms_do_not_bypass_a_forbid() {
     let h = harness("enforce").await;
     let send = |body: &'static str| {

@@ -260,7 +260,8 @@ impl CallerView<'_> {
         let response = Authorizer::new().is_authorized(&request, p.slice(action), &entities);
         let diagnostics = response.diagnostics();
         let in_order = |ids: HashSet<&PolicyId>| -> Vec<String> {
-            p.order
+            p.parsed()
+                .order
                 .iter()
                 .filter(|id| ids.contains(id))
                 .map(ToString::to_string)
@@ -291,7 +292,7 @@ impl CallerView<'_> {
         let denial = match policies.first() {
             None => "Tool call denied: no policy permits these arguments".to_string(),
             Some(id) => {
-                let reason = p.policies.annotation(&PolicyId::new(id), "reason");
+                let reason = p.parsed().policies.annotation(&PolicyId::new(id), "reason");
                 match reason {
                     Some(reason) => format!("Tool call denied by policy '{id}': {reason}"),
                     None => format!("Tool call denied by policy '{id}'"),

@@ -110,20 +110,31 @@ impl Scopes {
 #[derive(Debug)]
 pub struct RoutePolicies {
     pub(super) mode: Mode,
-    pub(super) policies: PolicySet,
+    /// The policies, parsed at load when they are validated there, else by the first request
+    /// that needs them (CONTRACT Z11: a matching digest stands for validation, and the parse
+    /// is most of what is left of a cold start's cost).
+    parsed: OnceLock<Parsed>,
+    /// The policy text, for a parse on first use.
+    text: String,
     pub(super) route: Entity,
     pub(super) call_tool: Entity,
     pub(super) tools: HashMap<String, ToolAction>,
     /// The tools' names in manifest order.
     pub(super) tool_order: Vec<String>,
-    /// The policies in the text's order, for a stable choice of the deciding forbid (Z6).
-    pub(super) order: Vec<PolicyId>,
     /// `Gateway::Caller`, parsed once: Cedar parses a type name with its grammar.
     pub(super) caller_type: EntityTypeName,
     /// The policies by action, for the tools' slices (made by the first decision).
     scopes: OnceLock<Scopes>,
     /// The digest of what strict validation judged (CONTRACT Z11).
     digest: String,
+}
+
+/// A route's policy set, each policy under its `@id`, and the ids in the text's order (for a
+/// stable choice of the deciding forbid, Z6).
+#[derive(Debug, Default)]
+pub(super) struct Parsed {
+    pub(super) policies: PolicySet,
+    pub(super) order: Vec<PolicyId>,
 }
 
 fn type_name(name: &str) -> EntityTypeName {
@@ -217,12 +228,15 @@ impl RoutePolicies {
         };
         let digest = validation_digest(tools.iter().map(|(n, t)| (n.as_str(), t)), text);
 
-        let (policies, order) = parse(text)?;
         // CONTRACT Z11: what was validated before is not validated again. Strict validation
         // typechecks every policy once per action of the schema (1,000 tools and 100
-        // policies: about a second of CPU), the one part of the load that grows with both.
+        // policies: about a second of CPU), the one part of the load that grows with both;
+        // and policies validated before are parsed by the first request that needs them.
+        let parsed = OnceLock::new();
         if validated != Some(digest.as_str()) {
+            let (policies, order) = parse(text)?;
             validate(&tools, &policies)?;
+            let _ = parsed.set(Parsed { policies, order });
         }
         let action_type = type_name("Action");
         let call_tool_uid =
@@ -248,15 +262,34 @@ impl RoutePolicies {
             .collect();
         Ok(Self {
             mode,
-            policies,
+            parsed,
+            text: text.clone(),
             route,
             call_tool,
             tools,
             tool_order,
-            order,
             caller_type: type_name("Caller"),
             scopes: OnceLock::new(),
             digest,
+        })
+    }
+
+    /// The parsed policies: parsed now when the load did not. Text that a matching digest
+    /// vouched for and that does not parse (a digest written by hand) leaves no policy, so
+    /// every call is denied (CONTRACT Z5, Z11).
+    pub(super) fn parsed(&self) -> &Parsed {
+        self.parsed.get_or_init(|| {
+            parse(&self.text).map_or_else(
+                |problems| {
+                    tracing::error!(
+                        problems = problems.len(),
+                        "authorization policies vouched for by their digest do not parse; \
+                         every call is denied"
+                    );
+                    Parsed::default()
+                },
+                |(policies, order)| Parsed { policies, order },
+            )
         })
     }
 
@@ -265,7 +298,10 @@ impl RoutePolicies {
     pub(super) fn slice<'a>(&self, action: &'a ToolAction) -> &'a PolicySet {
         action.slice.get_or_init(|| {
             self.scopes
-                .get_or_init(|| Scopes::new(&self.policies, &self.order, &self.call_tool.uid()))
+                .get_or_init(|| {
+                    let parsed = self.parsed();
+                    Scopes::new(&parsed.policies, &parsed.order, &self.call_tool.uid())
+                })
                 .slice(&action.uid)
         })
     }
@@ -303,7 +339,7 @@ impl RoutePolicies {
 
     /// The `@id`s (or `policy<N>`) of the policies, in the text's order.
     pub fn policy_ids(&self) -> impl Iterator<Item = &str> {
-        self.order.iter().map(AsRef::as_ref)
+        self.parsed().order.iter().map(AsRef::as_ref)
     }
 }
 
