@@ -82,7 +82,7 @@ pub struct Config {
     pub secret_ttl_s: u64,
     /// `MCP_TASK_KEY`: a REF (M5's forms) whose value is the base64 key set that seals task
     /// ids (CONTRACT K3). Unset by default.
-    pub task_key: Option<crate::registry::SecretRef>,
+    pub task_key: Option<super::SecretRef>,
     /// Inbound authentication: `MCP_AUTH`, `MCP_AUTH_TABLE`, `MCP_RATE_LIMIT`,
     /// `MCP_AUTH_TIMEOUT_MS`, `MCP_RESOURCE_URL` and `MCP_OAUTH_*` (default: none).
     pub auth: AuthConfig,
@@ -294,7 +294,7 @@ impl Config {
         }
         if let Some(raw) = get("MCP_TASK_KEY").filter(|raw| !raw.trim().is_empty()) {
             let reason = "expected a Secrets Manager or SSM ARN or env:<NAME> (CONTRACT M5)";
-            let parsed = crate::registry::SecretRef::parse(raw.trim());
+            let parsed = super::SecretRef::parse(raw.trim());
             config.task_key = Some(parsed.ok_or_else(|| bad("MCP_TASK_KEY", reason.into()))?);
         }
         if let Some(text) = get("MCP_INSTRUCTIONS") {

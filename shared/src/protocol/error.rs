@@ -125,7 +125,9 @@ impl ErrorObject {
             ErrorCode::MISSING_CLIENT_CAPABILITY,
             "Missing required client capability",
         );
-        if let Value::Object(data) = crate::tasks::required_capabilities() {
+        if let Value::Object(data) = serde_json::json!({
+            "requiredCapabilities": {"extensions": {super::TASKS_EXTENSION: {}}}
+        }) {
             error.data = data;
         }
         error

@@ -13,5 +13,5 @@ pub use error::{ErrorCode, ErrorObject};
 pub use response::{ResponsePayload, encode_error, encode_response};
 pub use version::{
     Era, LATEST_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION,
-    META_SERVER_INFO, ProtocolVersion, ResultFields,
+    META_SERVER_INFO, ProtocolVersion, ResultFields, TASKS_EXTENSION,
 };

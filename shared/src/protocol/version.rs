@@ -16,6 +16,10 @@ const LAST_LEGACY_DATE: &str = LATEST_PROTOCOL_VERSION;
 pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 /// `_meta` key of a modern request's client capabilities (MCP 2026-07-28 basic).
 pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+
+/// The tasks extension's identifier (ext-tasks, SEP-2663), in `capabilities.extensions` and in
+/// a request's client capabilities (CONTRACT K5).
+pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 /// `_meta` key of the server's identity on every modern result (CONTRACT N4).
 pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 

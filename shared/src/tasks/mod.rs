@@ -19,7 +19,7 @@ pub use status::{ServiceStatus, parse_status};
 
 /// The extension's identifier, in `capabilities.extensions` and in a request's client
 /// capabilities (CONTRACT K5).
-pub const EXTENSION: &str = "io.modelcontextprotocol/tasks";
+pub const EXTENSION: &str = crate::protocol::TASKS_EXTENSION;
 
 /// `ttlMs` when `_meta.task` gives none: one hour, in ms (CONTRACT K1).
 pub const DEFAULT_TTL_MS: u64 = 3_600_000;
@@ -66,10 +66,8 @@ pub fn required_capabilities() -> Value {
 /// `2026-12-05T10:30:00.123Z` (`createdAt`, `lastUpdatedAt`).
 #[must_use]
 pub fn iso_time(ms: u64) -> String {
-    let ms = i64::try_from(ms).unwrap_or(i64::MAX);
-    aws_smithy_types::DateTime::from_millis(ms)
-        .fmt(aws_smithy_types::date_time::Format::DateTime)
-        .unwrap_or_default()
+    let at = std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms);
+    humantime::format_rfc3339_millis(at).to_string()
 }
 
 /// Now, in ms since the Unix epoch.
@@ -172,7 +170,7 @@ mod tests {
 
     #[test]
     fn iso_time_is_utc_with_milliseconds() {
-        assert_eq!(iso_time(0), "1970-01-01T00:00:00Z");
+        assert_eq!(iso_time(0), "1970-01-01T00:00:00.000Z");
         assert_eq!(iso_time(1_764_930_600_123), "2025-12-05T10:30:00.123Z");
     }
 }
