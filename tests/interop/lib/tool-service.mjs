@@ -7,9 +7,25 @@
 // three tools the client tests use: `word_stats` (plain JSON with an `outputSchema`, so its
 // results carry `structuredContent`), `broken_image` (an MCP-native answer with a malformed
 // image block) and `regional_search` (arguments annotated with `x-mcp-header`, mirrored into
-// `Mcp-Param-*` headers in the modern era). `manifest(origin)` is the route's manifest, pointing
-// at this service.
+// `Mcp-Param-*` headers in the modern era).
+//
+// It also serves the fixture tools of the 2026-07-28 suite's `tasks-*` scenarios (the tasks
+// extension, SEP-2663; CONTRACT K): `greet` (synchronous, `Hello, <name>!`) and six task tools
+// (`_meta.task`) run as an asynchronous job service on the same server (CONTRACT K2): a call
+// that carries `Prefer: respond-async` becomes a job in an in-memory store and is answered
+// `202 Accepted` with `Location: /status/<job id>` (a random id); `GET /status/<id>` reports it
+// `running`, `succeeded` with its result, `failed` with an error or `canceled`; `DELETE
+// /status/<id>` cancels it; a job is forgotten (`404`) its tool's `ttlMs` after its creation.
+// Without `Prefer` a task tool answers synchronously once its work is done. `slow_compute`
+// (optional) works `seconds` seconds; `failing_job` (required) ends failed without an error code
+// (a tool error: a completed task with an isError result); `protocol_error_job` (required) ends
+// failed with JSON-RPC code -32603 (a failed task); `confirm_delete`, `multi_input` (optional)
+// and `test_tool_with_task` (required) complete after a moment: a Tool Service answers a call
+// once, so none of them can ask for input (input_required) as their scenarios would have it.
+//
+// `manifest(origin)` is the route's manifest, pointing at this service.
 
+import { randomUUID } from "node:crypto";
 import http from "node:http";
 
 // A 1x1 red PNG.
@@ -195,6 +211,102 @@ const TOOLS = [
       limit: args.limit ?? null,
     }),
   },
+  // The fixture tools of the suite's `tasks-*` scenarios (tasks extension, SEP-2663). `task` is
+  // the manifest's `_meta.task` (CONTRACT K1); `workMs` is how long a job of the tool works;
+  // a job ends with `answer(args)` as its result, or failed with `fail` as its error (`code`: a
+  // JSON-RPC error code, the work broke as a protocol request breaks).
+  {
+    name: "greet",
+    description: "Greets by name, synchronously (never a task).",
+    inputSchema: {
+      type: "object",
+      properties: { name: { type: "string" } },
+      required: ["name"],
+      additionalProperties: false,
+    },
+    format: "mcp",
+    tasksFixture: true,
+    answer: (args) => ({ content: [{ type: "text", text: `Hello, ${args.name}!` }] }),
+  },
+  {
+    name: "slow_compute",
+    description: "Computes for the given number of seconds; may run as a task.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        seconds: { type: "number", minimum: 0, maximum: 600 },
+        label: { type: "string" },
+      },
+      additionalProperties: false,
+    },
+    format: "mcp",
+    tasksFixture: true,
+    task: { support: "optional", ttlMs: 600_000, pollIntervalMs: 200 },
+    workMs: (args) => (args.seconds ?? 0) * 1000,
+    answer: (args) => ({
+      content: [
+        {
+          type: "text",
+          text: `Computed ${args.label ?? "a result"} in ${args.seconds ?? 0} s.`,
+        },
+      ],
+    }),
+  },
+  {
+    name: "failing_job",
+    description: "A job that always fails as a tool fails; it runs as a task only.",
+    inputSchema: NO_ARGUMENTS,
+    format: "mcp",
+    tasksFixture: true,
+    task: { support: "required", ttlMs: 600_000, pollIntervalMs: 200 },
+    workMs: () => 1000,
+    fail: { message: "this job always fails, for testing" },
+  },
+  {
+    name: "protocol_error_job",
+    description: "A job that always breaks with a JSON-RPC internal error; it runs as a task only.",
+    inputSchema: NO_ARGUMENTS,
+    format: "mcp",
+    tasksFixture: true,
+    task: { support: "required", ttlMs: 600_000, pollIntervalMs: 200 },
+    workMs: () => 300,
+    fail: { code: -32603, message: "Internal error: this job always breaks, for testing" },
+  },
+  {
+    name: "confirm_delete",
+    description: "Deletes the named file; may run as a task.",
+    inputSchema: {
+      type: "object",
+      properties: { filename: { type: "string" } },
+      required: ["filename"],
+      additionalProperties: false,
+    },
+    format: "mcp",
+    tasksFixture: true,
+    task: { support: "optional", ttlMs: 600_000, pollIntervalMs: 200 },
+    workMs: () => 300,
+    answer: (args) => ({ content: [{ type: "text", text: `Deleted ${args.filename}.` }] }),
+  },
+  {
+    name: "multi_input",
+    description: "A job that completes after a moment; may run as a task.",
+    inputSchema: NO_ARGUMENTS,
+    format: "mcp",
+    tasksFixture: true,
+    task: { support: "optional", ttlMs: 600_000, pollIntervalMs: 200 },
+    workMs: () => 300,
+    answer: () => ({ content: [{ type: "text", text: "All inputs processed." }] }),
+  },
+  {
+    name: "test_tool_with_task",
+    description: "A job that completes after a moment; it runs as a task only.",
+    inputSchema: NO_ARGUMENTS,
+    format: "mcp",
+    tasksFixture: true,
+    task: { support: "required", ttlMs: 600_000, pollIntervalMs: 200 },
+    workMs: () => 300,
+    answer: () => ({ content: [{ type: "text", text: "Task complete." }] }),
+  },
 ];
 
 /**
@@ -227,9 +339,9 @@ const JSON_SCHEMA_2020_12_SEP_2106 = {
   additionalProperties: false,
 };
 
-/** The names of the conformance suite's fixture tools. */
+/** The names of the conformance suite's fixture tools (those of its tasks scenarios included). */
 export const CONFORMANCE_TOOLS = TOOLS.filter(
-  (t) => t.name.startsWith("test_") || t.name.startsWith("json_schema"),
+  (t) => t.name.startsWith("test_") || t.name.startsWith("json_schema") || t.tasksFixture,
 ).map((t) => t.name);
 
 /**
@@ -258,6 +370,7 @@ export function manifest(origin, { jsonSchemaFixture } = {}) {
             endpoint: `${origin}/tools/${tool.name}`,
             timeoutMs: 5000,
             resultFormat: tool.format,
+            ...(tool.task ? { task: tool.task } : {}),
           },
         })),
       },
@@ -265,35 +378,127 @@ export function manifest(origin, { jsonSchemaFixture } = {}) {
   };
 }
 
-/** Starts the Tool Service on a free loopback port; resolves to `{ origin, close }`. */
+/** Whether a request's `Prefer` header (RFC 7240) asks for `respond-async`. */
+function prefersAsync(request) {
+  return (request.headers.prefer ?? "")
+    .split(",")
+    .some((preference) => preference.split(";")[0].trim().toLowerCase() === "respond-async");
+}
+
+/** The answer of a job's status location (CONTRACT K2). */
+function statusDocument(job) {
+  switch (job.status) {
+    case "running":
+      return { status: "running", message: `${job.tool} is working` };
+    case "succeeded":
+      return { status: "succeeded", result: job.result };
+    case "failed":
+      return { status: "failed", error: job.error };
+    default:
+      return { status: "canceled" };
+  }
+}
+
+/**
+ * Starts the Tool Service on a free loopback port; resolves to `{ origin, close }`. Its job
+ * store (the task tools' jobs) lives as long as the service.
+ */
 export async function startToolService() {
+  const jobs = new Map();
+  const timers = new Set();
+  const later = (ms, then) => {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      then();
+    }, ms);
+    timers.add(timer);
+    return timer;
+  };
+  const send = (response, status, body, headers = {}) => {
+    response.writeHead(status, { "content-type": "application/json", ...headers });
+    response.end(body === undefined ? undefined : JSON.stringify(body));
+  };
+
+  /** A new job of a task tool: it ends after `workMs`, unless canceled first. */
+  const startJob = (tool, args) => {
+    const id = randomUUID();
+    const job = { tool: tool.name, status: "running" };
+    job.timer = later(tool.workMs(args), () => {
+      if (tool.fail) {
+        job.status = "failed";
+        job.error = tool.fail;
+      } else {
+        job.status = "succeeded";
+        job.result = tool.answer(args);
+      }
+    });
+    jobs.set(id, job);
+    // Kept at least the tool's ttlMs after its creation (docs/tasks.md), then forgotten.
+    later(tool.task.ttlMs ?? 3_600_000, () => jobs.delete(id)).unref();
+    return id;
+  };
+
+  /** `GET` or `DELETE /status/<id>`. */
+  const status = (request, response, id) => {
+    const job = jobs.get(id);
+    if (!job) return send(response, 404, { message: `no job ${id}` });
+    if (request.method === "GET") return send(response, 200, statusDocument(job));
+    if (request.method === "DELETE") {
+      if (job.status === "running") {
+        clearTimeout(job.timer);
+        timers.delete(job.timer);
+        job.status = "canceled";
+      }
+      return send(response, 204);
+    }
+    return send(response, 405, { message: `${request.method} is not served here` }, {
+      allow: "GET, DELETE",
+    });
+  };
+
   const server = http.createServer((request, response) => {
-    const name = request.url?.startsWith("/tools/") ? request.url.slice("/tools/".length) : "";
-    const tool = TOOLS.find((t) => t.name === name);
     const chunks = [];
     request.on("data", (chunk) => chunks.push(chunk));
     request.on("end", () => {
+      const job = /^\/status\/([0-9a-f-]+)$/.exec(request.url ?? "");
+      if (job) return status(request, response, job[1]);
+      const name = request.url?.startsWith("/tools/") ? request.url.slice("/tools/".length) : "";
+      const tool = TOOLS.find((t) => t.name === name);
       if (request.method !== "POST" || !tool) {
-        response.writeHead(404, { "content-type": "application/json" });
-        response.end(JSON.stringify({ message: `no tool at ${request.url}` }));
-        return;
+        return send(response, 404, { message: `no tool at ${request.url}` });
       }
       let args;
       try {
         args = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}");
       } catch {
-        response.writeHead(400, { "content-type": "application/json" });
-        response.end(JSON.stringify({ message: "arguments are not JSON" }));
-        return;
+        return send(response, 400, { message: "arguments are not JSON" });
       }
-      response.writeHead(200, { "content-type": "application/json" });
-      response.end(JSON.stringify(tool.answer(args)));
+      if (!tool.task) return send(response, 200, tool.answer(args));
+      if (prefersAsync(request)) {
+        const location = `/status/${startJob(tool, args)}`;
+        return send(response, 202, { accepted: true }, { location });
+      }
+      // No Prefer: the answer once the work is done (a tool error, or HTTP 500 for work that
+      // breaks with a protocol error).
+      later(tool.workMs(args), () => {
+        const { fail } = tool;
+        if (!fail) return send(response, 200, tool.answer(args));
+        if (fail.code !== undefined) return send(response, 500, { message: fail.message });
+        send(response, 200, { isError: true, content: [{ type: "text", text: fail.message }] });
+      });
     });
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address();
   return {
     origin: `http://127.0.0.1:${port}`,
-    close: () => new Promise((resolve) => server.close(resolve)),
+    close: () =>
+      new Promise((resolve) => {
+        for (const timer of timers) clearTimeout(timer);
+        timers.clear();
+        jobs.clear();
+        server.close(resolve);
+        server.closeAllConnections();
+      }),
   };
 }

@@ -1,9 +1,11 @@
 // The official MCP conformance suite's 0.2.0 line (npm alias `conformance-2`, `server
 // --requirements 2026-07-28`: the frozen scenario set of protocol revision 2026-07-28, run on its
 // stateless wire) against the interop route of the real mcp-local binary in the modern era
-// (CONTRACT N, T1, X5, X6, H5, H6; MCP-native results). The route's MCP-native Tool Service
+// (CONTRACT N, T1, X5, X6, H5, H6, K; MCP-native results). The route's MCP-native Tool Service
 // serves the suite's fixture tools (its `json_schema_2020_12_tool` with the schema of this suite
-// line, SEP-2106) and `regional_search`, whose arguments carry `x-mcp-header` (SEP-2243).
+// line, SEP-2106), `regional_search`, whose arguments carry `x-mcp-header` (SEP-2243), and the
+// fixture tools of its tasks scenarios (tasks extension, SEP-2663) as an asynchronous job service
+// (`202 Accepted` + status `Location`, CONTRACT K2) behind task tools (`_meta.task`).
 //
 // The suite runs with the strict baseline conformance/baseline-2026-07-28.yml. The suite itself
 // judges only the scenarios the revision scores; this test holds every scenario it runs to the
@@ -30,8 +32,10 @@ const BASELINE = fileURLToPath(new URL(`../conformance/baseline-${REVISION}.yml`
 
 /**
  * The scenarios that must pass: everything a stateless JSON-only tools gateway offers in the
- * modern era. The last three are run but not scored by the suite (`pending`: its own reference
- * server cannot pass them yet); this test scores them.
+ * modern era. The suite runs but does not score `json-schema-2020-12`, `http-header-validation`
+ * and `http-custom-header-server-validation` (`pending`: its own reference server cannot pass
+ * them yet) nor the `tasks-*` ones (`extension`: the tasks extension, SEP-2663, CONTRACT K);
+ * this test scores them, every check.
  */
 const MUST_PASS = [
   "server-stateless",
@@ -50,6 +54,13 @@ const MUST_PASS = [
   "json-schema-2020-12",
   "http-header-validation",
   "http-custom-header-server-validation",
+  "tasks-lifecycle",
+  "tasks-capability-negotiation",
+  "tasks-wire-fields",
+  "tasks-request-state-removal",
+  "tasks-request-headers",
+  "tasks-dispatch-and-envelope",
+  "tasks-required-task-error",
 ];
 
 /**

@@ -172,7 +172,11 @@ for (const era of ["modern", "auto"]) {
       assert.equal(shown.protocolVersion, MODERN);
       assert.equal(shown.serverInfo.name, "interop-tools");
       assert.equal(shown.serverInfo.version, "1.0.0");
-      assert.deepEqual(shown.capabilities, { tools: { listChanged: false } });
+      // The route has task tools, so discover adds the tasks extension (CONTRACT K5).
+      assert.deepEqual(shown.capabilities, {
+        tools: { listChanged: false },
+        extensions: { "io.modelcontextprotocol/tasks": {} },
+      });
       const events = await eventsSince(from, (e) => e.some((x) => x.method === "server/discover"));
       assert.equal(events.find((e) => e.method === "server/discover").outcome, "ok");
       assert.ok(!events.some((e) => e.method === "initialize"), JSON.stringify(events));

@@ -38,6 +38,13 @@ const INTEROP_TOOLS = [
   "test_streaming_elicitation",
   "test_logging_tool",
   "regional_search",
+  "greet",
+  "slow_compute",
+  "failing_job",
+  "protocol_error_job",
+  "confirm_delete",
+  "multi_input",
+  "test_tool_with_task",
 ];
 
 let gateways;
@@ -136,7 +143,11 @@ for (const { label, negotiation } of MODES) {
         title: "Interop tools",
         version: "1.0.0",
       });
-      assert.deepEqual(client.getServerCapabilities(), { tools: { listChanged: false } });
+      // The route has task tools, so discover adds the tasks extension (CONTRACT K5).
+      assert.deepEqual(client.getServerCapabilities(), {
+        tools: { listChanged: false },
+        extensions: { "io.modelcontextprotocol/tasks": {} },
+      });
       const discover = client.getDiscoverResult();
       assert.deepEqual(discover.supportedVersions, [MODERN]);
       assert.ok(Number.isInteger(discover.ttlMs) && discover.ttlMs >= 0, `ttlMs ${discover.ttlMs}`);
