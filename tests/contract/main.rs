@@ -28,6 +28,7 @@ mod rest_calls;
 mod search_quality;
 mod sources;
 mod tasks;
+mod tasks_acceptance;
 mod tool_faults;
 mod tool_results;
 mod tool_search;

@@ -44,7 +44,11 @@ pub(super) fn status_url(tool: &Tool, location: &str) -> Option<url::Url> {
     let Endpoint::Http(endpoint) = &tool.endpoint else {
         return None;
     };
-    let mut url = endpoint.join(location.trim()).ok()?;
+    let location = location.trim();
+    if location.is_empty() {
+        return None;
+    }
+    let mut url = endpoint.join(location).ok()?;
     url.set_fragment(None);
     let same_origin = url.origin() == endpoint.origin() && url.origin().is_tuple();
     // Percent-encoding may have grown it: what is sealed stays within the limit too.
@@ -223,8 +227,14 @@ pub(super) async fn accepted<I: ToolInvoker>(
     Ok((call.encode_as(id, &view, false, "task"), false, true))
 }
 
-/// CONTRACT K8: the status read every `pollIntervalMs` (at most what is left) until the work
-/// ends or the tool's effective timeout runs out; then a `DELETE` asks the service to stop.
+/// The shortest wait between two status reads of the gateway's own polling, in ms (CONTRACT
+/// K8): a `pollIntervalMs` below it is a hint for clients only.
+pub(super) const MIN_POLL_INTERVAL_MS: u64 = 100;
+
+/// CONTRACT K8: the status read after each wait of `pollIntervalMs` (at least
+/// [`MIN_POLL_INTERVAL_MS`], at most half of what is left, so a read always has time) until
+/// the work ends or less than [`MIN_POLL_INTERVAL_MS`] is left of the tool's effective
+/// timeout; then a `DELETE` asks the service to stop.
 async fn poll<I: ToolInvoker>(
     call: &Call<'_>,
     invoker: &I,
@@ -234,14 +244,15 @@ async fn poll<I: ToolInvoker>(
     let tool = accepted.tool;
     let timeout = effective_timeout(call, tool);
     let timeout_ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
-    let interval = Duration::from_millis(accepted.task.poll_interval_ms);
+    let floor = Duration::from_millis(MIN_POLL_INTERVAL_MS);
+    let interval = Duration::from_millis(accepted.task.poll_interval_ms).max(floor);
     let ms = || u64::try_from(accepted.started.elapsed().as_millis()).unwrap_or(u64::MAX);
     loop {
         let left = timeout.saturating_sub(accepted.started.elapsed());
-        if left <= interval {
+        if left < floor {
             break;
         }
-        tokio::time::sleep(interval).await;
+        tokio::time::sleep(interval.min(left / 2)).await;
         let left = timeout.saturating_sub(accepted.started.elapsed());
         let answer = service_request(call, invoker, tool, Method::GET, url.clone(), left).await;
         if let Some(result) = status_result(tool, answer, ms()) {

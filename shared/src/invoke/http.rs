@@ -239,6 +239,14 @@ impl ToolInvoker for HttpInvoker {
             super::aws_sign::sigv4_query(&mut url);
         }
         let is_head = method == http::Method::HEAD;
+        // CONTRACT K2: a call that asked for an asynchronous answer takes a `202` by its
+        // status and `Location` alone; the body of the acceptance is not read.
+        let async_preferred = request.headers.iter().any(|(name, value)| {
+            name == "prefer"
+                && value
+                    .to_str()
+                    .is_ok_and(|v| v.to_ascii_lowercase().contains("respond-async"))
+        });
         let method_name = method.to_string();
         let url_text = url.to_string();
         let mut builder = self
@@ -302,6 +310,13 @@ impl ToolInvoker for HttpInvoker {
                     }
                 })
                 .flatten();
+            if async_preferred && status == http::StatusCode::ACCEPTED {
+                return Ok(ToolResponse {
+                    status,
+                    body: bytes::Bytes::new(),
+                    location,
+                });
+            }
             if response
                 .content_length()
                 .is_some_and(|len| len > limit as u64)

@@ -49,17 +49,19 @@ struct Document<'a> {
     error: Option<&'a RawValue>,
 }
 
-#[derive(Deserialize)]
-struct ErrorDocument {
-    #[serde(default)]
-    message: Option<String>,
-    #[serde(default)]
-    code: Option<serde_json::Value>,
+/// `text` when it fits [`MAX_STATUS_MESSAGE_BYTES`], else cut so that it and the `…` it ends
+/// with fit (CONTRACT K6).
+fn within_limit(text: String) -> String {
+    if text.len() <= MAX_STATUS_MESSAGE_BYTES {
+        text
+    } else {
+        ellipsized(&text, MAX_STATUS_MESSAGE_BYTES - '…'.len_utf8())
+    }
 }
 
 fn text_of(raw: Option<&RawValue>) -> Option<String> {
     let text: String = serde_json::from_str(raw?.get()).ok()?;
-    Some(ellipsized(&text, MAX_STATUS_MESSAGE_BYTES))
+    Some(within_limit(text))
 }
 
 /// Reads a status document (CONTRACT K2).
@@ -85,10 +87,16 @@ pub fn parse_status(body: &[u8]) -> Result<ServiceStatus, String> {
             None => Err(problem("\"succeeded\" without \"result\"")),
         },
         "failed" => {
-            let error = document
-                .error
-                .and_then(|e| serde_json::from_str::<ErrorDocument>(e.get()).ok());
-            let code = match error.as_ref().and_then(|e| e.code.as_ref()) {
+            let malformed = || problem("\"error\" must be an object with a \"message\" string");
+            let Some(error) = document.error else {
+                return Ok(ServiceStatus::Failed {
+                    message: "the Tool Service reported the work as failed".into(),
+                    code: None,
+                });
+            };
+            let error: serde_json::Map<String, serde_json::Value> =
+                serde_json::from_str(error.get()).map_err(|_| malformed())?;
+            let code = match error.get("code") {
                 None => None,
                 Some(code) => Some(
                     code.as_i64()
@@ -96,10 +104,11 @@ pub fn parse_status(body: &[u8]) -> Result<ServiceStatus, String> {
                         .ok_or_else(|| problem("\"error.code\" must be a JSON-RPC error code"))?,
                 ),
             };
-            let message = error.and_then(|e| e.message).map_or_else(
-                || "the Tool Service reported the work as failed".into(),
-                |m| ellipsized(&m, MAX_STATUS_MESSAGE_BYTES),
-            );
+            let message = match error.get("message") {
+                None => "the Tool Service reported the work as failed".into(),
+                Some(serde_json::Value::String(message)) => within_limit(message.clone()),
+                Some(_) => return Err(malformed()),
+            };
             Ok(ServiceStatus::Failed { message, code })
         }
         "canceled" | "cancelled" => Ok(ServiceStatus::Canceled),
@@ -148,6 +157,13 @@ mod tests {
         assert!(parse_status(br#"{"status":"failed","error":{"code":1.5}}"#).is_err());
         assert!(parse_status(br#"{"status":"failed","error":{"code":4294967296}}"#).is_err());
         assert_eq!(
+            parse_status(br#"{"status":"failed"}"#),
+            Ok(ServiceStatus::Failed {
+                message: "the Tool Service reported the work as failed".into(),
+                code: None
+            })
+        );
+        assert_eq!(
             parse_status(br#"{"status":"canceled"}"#),
             Ok(ServiceStatus::Canceled)
         );
@@ -161,6 +177,10 @@ mod tests {
             br#"{"status":7}"#,
             br#"{"status":"succeeded"}"#,
             br#"["status"]"#,
+            br#"{"status":"failed","error":"disk full"}"#,
+            br#"{"status":"failed","error":{"message":7}}"#,
+            br#"{"status":"failed","error":{"message":"x","code":null}}"#,
+            br#"{"status":"failed","error":{"message":"x","code":"-32603"}}"#,
         ] {
             let problem = parse_status(body).unwrap_err();
             assert!(
@@ -176,6 +196,15 @@ mod tests {
         let Ok(ServiceStatus::Running { message: Some(m) }) = parse_status(long.as_bytes()) else {
             panic!("running expected");
         };
-        assert!(m.len() <= MAX_STATUS_MESSAGE_BYTES + "…".len() && m.ends_with('…'));
+        assert!(
+            m.len() <= MAX_STATUS_MESSAGE_BYTES && m.ends_with('…'),
+            "{}",
+            m.len()
+        );
+        let exact = format!(r#"{{"status":"running","message":"{}"}}"#, "a".repeat(1024));
+        let Ok(ServiceStatus::Running { message: Some(m) }) = parse_status(exact.as_bytes()) else {
+            panic!("running expected");
+        };
+        assert_eq!(m.len(), 1024, "a message at the limit is kept whole");
     }
 }
