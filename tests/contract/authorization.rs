@@ -278,6 +278,45 @@ async fn z4_tools_list_shows_only_the_tools_some_policy_could_permit_in_both_era
     assert_eq!(modern.json()["result"]["cacheScope"], "private");
 }
 
+/// Z4: a list asks Cedar once for tools whose slices hold the same policies, but not when a
+/// condition reads `action` (then tools with the same policies are still decided apart).
+#[tokio::test]
+async fn z4_a_condition_on_the_action_is_decided_per_tool_in_lists() {
+    let policies = r#"
+@id("all-but-refund")
+permit(principal, action in Gateway::Action::"call_tool", resource)
+when { action != Gateway::Action::"refund" };
+"#;
+    let h = Harness::with_manifest(Config::fixed_defaults(), move |d| {
+        with_policies(d, "enforce", policies);
+    })
+    .await;
+    let answer = h
+        .post("/mcp/core", &rpc(json!(1), "tools/list", json!({})), &[])
+        .await;
+    let names = listed(&answer);
+    assert!(!names.contains(&"refund".to_string()), "{names:?}");
+    assert!(names.contains(&"payroll_report".to_string()), "{names:?}");
+    assert!(names.contains(&"search_documents".to_string()), "{names:?}");
+
+    // Tools named by the same policies are decided alike: both or neither.
+    let grouped = r#"
+@id("pair")
+permit(principal, action in [Gateway::Action::"refund", Gateway::Action::"payroll_report"], resource)
+when { principal.groups.contains("hr") };
+@id("searches")
+permit(principal, action == Gateway::Action::"search_documents", resource);
+"#;
+    let h = Harness::with_manifest(Config::fixed_defaults(), move |d| {
+        with_policies(d, "enforce", grouped);
+    })
+    .await;
+    let answer = h
+        .post("/mcp/core", &rpc(json!(1), "tools/list", json!({})), &[])
+        .await;
+    assert_eq!(listed(&answer), ["search_documents"]);
+}
+
 #[tokio::test]
 async fn z7_shadow_mode_lists_everything_and_enforces_nothing() {
     let h = harness("shadow").await;

@@ -6,6 +6,7 @@
 //! - [`caller`]: the caller's facts (Z3);
 //! - [`context`]: the arguments as Cedar values, numbers read exactly (Z2, Z5);
 //! - [`decide`]: decisions and visibility (Z4–Z7);
+//! - `scopes`: the policies by the actions their scope can hold, each tool's slice (Z4);
 //! - `reach`: the tools no policy can reach, for `mcp-manifest validate` (Z9).
 
 pub mod caller;
@@ -15,6 +16,7 @@ mod digest;
 pub mod policies;
 mod reach;
 pub mod schema;
+mod scopes;
 pub mod shape;
 
 pub use caller::{CallerFacts, RequestFacts};

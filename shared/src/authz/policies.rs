@@ -6,14 +6,15 @@ use std::str::FromStr;
 use std::sync::OnceLock;
 
 use cedar_policy::{
-    ActionConstraint, Entities, Entity, EntityId, EntityTypeName, EntityUid, PolicyId, PolicySet,
-    Schema, ValidationMode, Validator,
+    Entities, Entity, EntityId, EntityTypeName, EntityUid, PolicyId, PolicySet, Schema,
+    ValidationMode, Validator,
 };
 use miette::Diagnostic as _;
 use serde_json::Value;
 
 pub use super::digest::{CEDAR_VERSION, validation_digest};
 use super::schema::{CALL_TOOL, CedarType, input_type, schema_json};
+use super::scopes::Scopes;
 
 /// What a route's policies do (CONTRACT Z1, Z7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,59 +50,6 @@ pub(super) struct ToolAction {
     /// The route, `call_tool` and this action as one entity store, its transitive closure
     /// computed once: a call adds only its caller (STYLE 10; [`RoutePolicies::entities`]).
     entities: OnceLock<Entities>,
-}
-
-/// The policies in the text's order, indexed by the actions their scope can hold: made once,
-/// by the first decision of an instance, for every tool's slice.
-#[derive(Debug, Default)]
-pub(super) struct Scopes {
-    policies: Vec<cedar_policy::Policy>,
-    /// Policies whose scope holds every tool's action (`action`, `action in call_tool`).
-    every: Vec<usize>,
-    /// Policies that name the action (`action == A`, `action in [A, …]`).
-    named: HashMap<EntityUid, Vec<usize>>,
-}
-
-impl Scopes {
-    fn new(policies: &PolicySet, order: &[PolicyId], call_tool: &EntityUid) -> Self {
-        let mut scopes = Self::default();
-        for (i, policy) in order
-            .iter()
-            .filter_map(|id| policies.policy(id))
-            .enumerate()
-        {
-            scopes.policies.push(policy.clone());
-            match policy.action_constraint() {
-                ActionConstraint::Any => scopes.every.push(i),
-                ActionConstraint::Eq(uid) => scopes.named.entry(uid).or_default().push(i),
-                ActionConstraint::In(uids) if uids.contains(call_tool) => scopes.every.push(i),
-                ActionConstraint::In(uids) => {
-                    for uid in uids {
-                        let named = scopes.named.entry(uid).or_default();
-                        if named.last() != Some(&i) {
-                            named.push(i);
-                        }
-                    }
-                }
-            }
-        }
-        scopes
-    }
-
-    /// The policies whose action scope can hold `action`, a member of `call_tool` only, in
-    /// the text's order.
-    fn slice(&self, action: &EntityUid) -> PolicySet {
-        let named = self.named.get(action).map_or(&[][..], Vec::as_slice);
-        let mut indices: Vec<usize> = self.every.iter().chain(named).copied().collect();
-        indices.sort_unstable();
-        indices.dedup();
-        let mut slice = PolicySet::new();
-        for i in indices {
-            // Ids are unique in the whole set, so in any part of it.
-            let _ = slice.add(self.policies[i].clone());
-        }
-        slice
-    }
 }
 
 /// A route's compiled policies: the policy set (each policy under its `@id`), validated at
@@ -296,13 +244,16 @@ impl RoutePolicies {
     /// `action`'s slice of the policies, in the text's order, made by the first decision
     /// about it (STYLE 10: once per instance).
     pub(super) fn slice<'a>(&self, action: &'a ToolAction) -> &'a PolicySet {
-        action.slice.get_or_init(|| {
-            self.scopes
-                .get_or_init(|| {
-                    let parsed = self.parsed();
-                    Scopes::new(&parsed.policies, &parsed.order, &self.call_tool.uid())
-                })
-                .slice(&action.uid)
+        action
+            .slice
+            .get_or_init(|| self.scopes().slice(&action.uid))
+    }
+
+    /// The policies by the actions their scope can hold, made by the first decision.
+    pub(super) fn scopes(&self) -> &Scopes {
+        self.scopes.get_or_init(|| {
+            let parsed = self.parsed();
+            Scopes::new(&parsed.policies, &parsed.order, &self.call_tool.uid())
         })
     }
 
