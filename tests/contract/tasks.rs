@@ -165,7 +165,7 @@ async fn status_answers(h: &Harness, template: ResponseTemplate) {
         .await;
 }
 
-async fn requests_to(h: &Harness, method_name: &str, at: &str) -> usize {
+pub(super) async fn requests_to(h: &Harness, method_name: &str, at: &str) -> usize {
     h.tool_service
         .received_requests()
         .await

@@ -15,7 +15,7 @@ use serde_json::json;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-use super::tasks::{create_task, key, with_task_tools};
+use super::tasks::{create_task, key, requests_to, with_task_tools};
 
 /// The route of `tasks.rs`, its `deploy` tool (required) given `pollIntervalMs` and
 /// `timeoutMs`.
@@ -40,22 +40,18 @@ async fn harness_with_deploy(poll_interval_ms: u64, timeout_ms: u64) -> Harness 
     }
 }
 
-async fn requests_to(h: &Harness, method_name: &str, at: &str) -> usize {
-    h.tool_service
-        .received_requests()
-        .await
-        .unwrap_or_default()
-        .iter()
-        .filter(|r| r.method.as_str() == method_name && r.url.path() == at)
-        .count()
-}
-
 async fn accept_with(h: &Harness, tool_path: &str, template: ResponseTemplate) {
     Mock::given(method("POST"))
         .and(path(tool_path))
         .respond_with(template)
         .mount(&h.tool_service)
         .await;
+}
+
+/// `POST <tool_path>` answers `202 Accepted` with `Location: /jobs/1`.
+async fn accept_to_job(h: &Harness, tool_path: &str) {
+    let accepted = ResponseTemplate::new(202).insert_header("location", "/jobs/1");
+    accept_with(h, tool_path, accepted).await;
 }
 
 async fn status_is(h: &Harness, document: serde_json::Value) {
@@ -143,12 +139,7 @@ async fn k2_an_empty_location_is_no_status_location() {
 #[tokio::test]
 async fn k8_an_interval_longer_than_the_timeout_still_reads_the_status() {
     let h = harness_with_deploy(3_600_000, 1_000).await;
-    accept_with(
-        &h,
-        "/deploy",
-        ResponseTemplate::new(202).insert_header("location", "/jobs/1"),
-    )
-    .await;
+    accept_to_job(&h, "/deploy").await;
     status_is(
         &h,
         json!({"status": "succeeded", "result": {"deployed": true}}),
@@ -167,12 +158,7 @@ async fn k8_an_interval_longer_than_the_timeout_still_reads_the_status() {
 #[tokio::test]
 async fn k8_the_gateways_polling_waits_at_least_100_ms_between_reads() {
     let h = harness_with_deploy(1, 1_000).await;
-    accept_with(
-        &h,
-        "/deploy",
-        ResponseTemplate::new(202).insert_header("location", "/jobs/1"),
-    )
-    .await;
+    accept_to_job(&h, "/deploy").await;
     status_is(&h, json!({"status": "running"})).await;
     Mock::given(method("DELETE"))
         .and(path("/jobs/1"))
