@@ -191,8 +191,9 @@ def cold(binary: Path, manifest_tool: Path, repeats: int, workdir: Path) -> None
             doc["routes"][0]["authorization"] = {"mode": "enforce", "policies": policies}
         file.write_text(json.dumps(doc, separators=(",", ":")))
         if label.endswith("embedded"):
+            # One line, as the other two are written: the start reads the same layout.
             subprocess.run([str(manifest_tool), "policy", "embed", str(file), "--output",
-                            str(file)], check=True)
+                            str(file), "--compact"], check=True)
             if "validated" not in file.read_text():
                 raise SystemExit("authorization: policy embed wrote no digest")
         case = {"env": {"MCP_PROFILE": "prod", "MCP_REGISTRY_SOURCE": f"file:{file}"},

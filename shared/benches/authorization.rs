@@ -18,7 +18,7 @@ use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use http::{Request, StatusCode};
 use mcp_gateway::authz::RoutePolicies;
 use mcp_gateway::invoke::{InvokeError, ToolInvoker, ToolRequest, ToolResponse};
-use mcp_gateway::registry::compile_manifest;
+use mcp_gateway::registry::{compile_bytes, compile_manifest};
 use mcp_gateway::{Config, Gateway, InvocationContext, RequestBody};
 use serde_json::{Value, json};
 
@@ -231,5 +231,188 @@ fn decide_only(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, calls, decide_only, load);
+/// `n` tools whose input schemas differ in their property names and types.
+fn cold_tools(n: usize) -> Vec<Value> {
+    (0..n)
+        .map(|i| {
+            json!({
+                "name": format!("tool_{i:04}"),
+                "title": format!("Tool {i}"),
+                "description": "Searches the document store by query, department and date range; returns the best matches first.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {
+                        "query": {"type": "string", "minLength": 1, "maxLength": 500},
+                        format!("limit_{}", i % 7): {"type": "integer", "minimum": 1, "maximum": 50},
+                        format!("amount_{}", i % 5): {"type": "number", "description": "In the order's currency."},
+                        "filters": {
+                            "type": "object",
+                            "properties": {
+                                "department": {"type": "string", "enum": ["HR", "IT", "Finance", "Legal"]},
+                                "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 10},
+                                "archived": {"type": "boolean"}
+                            },
+                            "additionalProperties": false
+                        }
+                    },
+                    "required": ["query"],
+                    "additionalProperties": false
+                },
+                "annotations": {"readOnlyHint": true},
+                "_meta": {"endpoint": format!("https://tools.example.internal/t/{i}"), "timeoutMs": 5000}
+            })
+        })
+        .collect()
+}
+
+/// 100 policies over `n` (at least 1,000) tools, as `infra/bench/authorization.py` writes
+/// them: an admin group's permit of every tool, the anonymous caller's permit of 20, 88 group
+/// permits of 10 tools each, 8 forbids on arguments and 2 kill switches.
+fn hundred_policies(n: usize) -> String {
+    let actions = |from: usize, count: usize| -> String {
+        (from..from + count)
+            .map(|i| format!(r#"Gateway::Action::"tool_{i:04}""#))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut text = String::from(
+        r#"@id("admins") permit(principal, action in Gateway::Action::"call_tool", resource) when { principal.groups.contains("admin") };
+"#,
+    );
+    let _ = writeln!(
+        text,
+        r#"@id("anonymous") permit(principal == Gateway::Caller::"anonymous", action in [{}], resource);"#,
+        actions(0, 20)
+    );
+    for g in 0..88 {
+        let _ = writeln!(
+            text,
+            r#"@id("team-{g}") permit(principal, action in [{}], resource) when {{ principal.groups.contains("team-{g}") }};"#,
+            actions((g * 10) % n, 10)
+        );
+    }
+    for k in 0..8 {
+        let _ = writeln!(
+            text,
+            r#"@id("limit-{k}") forbid(principal, action == Gateway::Action::"tool_{k:04}", resource) when {{ context.input has limit_{} && context.input.limit_{} > 40 }};"#,
+            k % 7,
+            k % 7
+        );
+    }
+    for i in [n - 2, n - 1] {
+        let _ = writeln!(
+            text,
+            r#"@id("kill-{i}") forbid(principal, action == Gateway::Action::"tool_{i:04}", resource);"#
+        );
+    }
+    text
+}
+
+/// The 1,000-tool manifest's text, without `authorization` or with the 100 policies and the
+/// digest `mcp-manifest policy embed` would write (CONTRACT Z11).
+fn cold_manifest(policies: bool) -> Bytes {
+    let mut route = json!({"routeKey": "core", "tools": cold_tools(1000)});
+    if policies {
+        route["authorization"] = json!({"mode": "enforce", "policies": hundred_policies(1000)});
+    }
+    let mut document = json!({"manifestVersion": 1, "routes": [route]});
+    if policies {
+        let snapshot = compile_manifest(&document).expect("the cold manifest is valid");
+        let digest = snapshot
+            .route("core")
+            .and_then(|r| r.policies())
+            .map(|p| p.validation_digest().to_string())
+            .expect("a digest");
+        document["routes"][0]["authorization"]["validated"] = json!(digest);
+    }
+    Bytes::from(serde_json::to_vec(&document).expect("a JSON value serializes"))
+}
+
+/// A cold instance with 1,000 tools, with and without 100 policies their digest vouches for:
+/// the load, and the load with the first `tools/list` (what the first list adds is the
+/// difference).
+fn cold(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let list = rpc("tools/list", &json!({}));
+    for (name, bytes) in [
+        ("no_policies", cold_manifest(false)),
+        ("100_policies_embedded", cold_manifest(true)),
+    ] {
+        let first_list = || {
+            let snapshot = compile_bytes("bench", &bytes).expect("the cold manifest loads");
+            let gateway = Gateway::new(Config::fixed_defaults(), Ok(snapshot), FixedAnswer);
+            rt.block_on(gateway.handle(request(&list), InvocationContext::default()))
+        };
+        let listed = first_list();
+        let text = String::from_utf8_lossy(listed.body());
+        let tools = text.matches(r#"{"name":"tool_"#).count();
+        assert_eq!(
+            tools,
+            if name == "no_policies" { 1000 } else { 20 },
+            "{name}"
+        );
+        c.bench_function(&format!("authorization/cold_load_1000_tools/{name}"), |b| {
+            b.iter(|| black_box(compile_bytes("bench", &bytes).is_ok()));
+        });
+        c.bench_function(
+            &format!("authorization/cold_load_and_first_list_1000_tools/{name}"),
+            |b| b.iter(|| black_box(first_list().status())),
+        );
+    }
+    cold_parts(c);
+}
+
+/// The parts of a first list with 100 policies: the parse of the policies a digest vouched
+/// for, and the visibility of 1,000 tools for the anonymous caller.
+fn cold_parts(c: &mut Criterion) {
+    use mcp_gateway::authz::{CallerFacts, RequestFacts};
+    let document: Value =
+        serde_json::from_slice(&cold_manifest(true)).expect("the cold manifest is JSON");
+    let route = &document["routes"][0];
+    let tools: Vec<(&str, &Value)> = route["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|t| (t["name"].as_str().unwrap_or(""), &t["inputSchema"]))
+        .collect();
+    let compile = || {
+        RoutePolicies::compile("core", &route["authorization"], tools.iter().copied())
+            .expect("the cold policies compile")
+    };
+    c.bench_function("authorization/cold_parts/compile_with_digest", |b| {
+        b.iter(|| black_box(compile().mode()));
+    });
+    c.bench_function("authorization/cold_parts/parse_100_policies", |b| {
+        b.iter_batched(
+            compile,
+            |policies| black_box(policies.policy_ids().count()),
+            BatchSize::LargeInput,
+        );
+    });
+    let caller = CallerFacts::anonymous();
+    let request = RequestFacts {
+        protocol_version: "2025-11-25",
+        ..RequestFacts::default()
+    };
+    c.bench_function("authorization/cold_parts/visible_mask_1000_tools", |b| {
+        b.iter_batched(
+            || {
+                let policies = compile();
+                let _ = policies.policy_ids().count();
+                policies
+            },
+            |policies| {
+                let view = policies.view(&caller, &request).expect("a view");
+                let mask = view.visible_mask(tools.iter().map(|(name, _)| *name));
+                black_box(mask.iter().filter(|v| **v).count())
+            },
+            BatchSize::LargeInput,
+        );
+    });
+}
+
+criterion_group!(benches, calls, decide_only, load, cold);
 criterion_main!(benches);

@@ -439,22 +439,20 @@ async fn z8_policies_that_fail_to_parse_or_validate_fail_the_load_naming_the_pol
 /// its tools in order, but for the two entries of `versioned`, which the route's Cedar schema
 /// leaves out as the load does.
 fn digest_of(document: &Value, policies: &str) -> String {
-    use mcp_gateway::authz::schema::input_type;
-    let tools: Vec<(String, mcp_gateway::authz::schema::CedarType)> =
-        document["routes"][0]["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|t| t["name"] != "versioned")
-            .map(|t| {
-                (
-                    t["name"].as_str().unwrap().to_string(),
-                    input_type(&t["inputSchema"]),
-                )
-            })
-            .collect();
+    let tools: Vec<(String, Vec<u8>)> = document["routes"][0]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["name"] != "versioned")
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap().to_string(),
+                serde_json::to_vec(&t["inputSchema"]).unwrap(),
+            )
+        })
+        .collect();
     mcp_gateway::authz::policies::validation_digest(
-        tools.iter().map(|(n, t)| (n.as_str(), t)),
+        tools.iter().map(|(n, t)| (n.as_str(), t.as_slice())),
         policies,
     )
 }

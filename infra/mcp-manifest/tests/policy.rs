@@ -171,6 +171,32 @@ fn z9_policy_embed_writes_the_file_into_the_manifest_which_the_gateway_then_load
     let snapshot = mcp_gateway::registry::compile_manifest(&written).unwrap();
     let policies = snapshot.route("core").unwrap().policies().unwrap();
     assert_eq!(policies.validation_digest(), digest);
+    // Loaded from the indented text it wrote, and from the same written `--compact`, the
+    // digest is the same: whitespace outside strings is not digested.
+    let compact_path = path(&dir, "compact.json");
+    let (code, _, err) = run(&[
+        "policy",
+        "embed",
+        &dir.join("manifest.json").to_string_lossy(),
+        "--output",
+        &compact_path,
+        "--compact",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    for file in [&out_path, &compact_path] {
+        let text = std::fs::read(file).unwrap();
+        let snapshot =
+            mcp_gateway::registry::compile_bytes("file", &bytes::Bytes::from(text)).unwrap();
+        let loaded = snapshot.route("core").unwrap().policies().unwrap();
+        assert_eq!(loaded.validation_digest(), digest, "{file}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(&compact_path)
+            .unwrap()
+            .lines()
+            .count(),
+        1
+    );
     let (code, out, _) = run(&["validate", &out_path]);
     assert_eq!(code, 0, "{out}");
     assert!(!out.contains("stale"), "{out}");
@@ -206,21 +232,22 @@ fn z11_validate_checks_in_full_whatever_the_digest_and_warns_when_it_is_stale() 
     // A policy strict validation refuses is refused by validate though a digest vouches for it.
     let typo = r#"@id("typo") permit(principal, action == Gateway::Action::"refund", resource) when { context.input.amout > decimal("1.0") };"#;
     written["routes"][0]["authorization"]["policies"] = json!(typo);
-    let snapshot_tools: Vec<(String, mcp_gateway::authz::schema::CedarType)> = written["routes"][0]
-        ["tools"]
+    let snapshot_tools: Vec<(String, Vec<u8>)> = written["routes"][0]["tools"]
         .as_array()
         .unwrap()
         .iter()
         .map(|t| {
             (
                 t["name"].as_str().unwrap().to_string(),
-                mcp_gateway::authz::schema::input_type(&t["inputSchema"]),
+                serde_json::to_vec(&t["inputSchema"]).unwrap(),
             )
         })
         .collect();
     written["routes"][0]["authorization"]["validated"] =
         json!(mcp_gateway::authz::policies::validation_digest(
-            snapshot_tools.iter().map(|(n, t)| (n.as_str(), t)),
+            snapshot_tools
+                .iter()
+                .map(|(n, t)| (n.as_str(), t.as_slice())),
             typo
         ));
     assert!(mcp_gateway::registry::compile_manifest(&written).is_ok());

@@ -123,12 +123,21 @@ impl RoutePolicies {
 }
 
 impl CallerView<'_> {
-    fn entities(&self, actions: &[&Entity]) -> Option<Entities> {
+    /// The entity store of this caller, the route, `call_tool` and `action`: all that a
+    /// decision about `action` reads. Their ancestors are already transitive (the caller has
+    /// no parent; the action's one parent, `call_tool`, has none), so Cedar's closure pass is
+    /// skipped: a list makes one of these per distinct slice it asks about.
+    fn store(&self, action: &super::policies::ToolAction) -> Option<Entities> {
         let p = self.policies;
-        let all = [self.entity.clone(), p.route.clone(), p.call_tool.clone()]
-            .into_iter()
-            .chain(actions.iter().map(|&a| a.clone()));
-        Entities::from_entities(all, None).ok()
+        cedar_policy_core::entities::Entities::from_entities(
+            [&self.entity, &p.route, &p.call_tool, p.entity_of(action)]
+                .map(|entity| AsRef::<cedar_policy_core::ast::Entity>::as_ref(entity).clone()),
+            None::<&cedar_policy_core::entities::NoEntitiesSchema>,
+            cedar_policy_core::entities::TCComputation::AssumeAlreadyComputed,
+            cedar_policy_core::extensions::Extensions::none(),
+        )
+        .ok()
+        .map(Entities::from)
     }
 
     /// Whether some policy could permit `tool` for this caller, whatever the arguments
@@ -137,65 +146,50 @@ impl CallerView<'_> {
     #[must_use]
     pub fn visible(&self, tool: &str) -> bool {
         let p = self.policies;
-        let Some(action) = p.tools.get(tool) else {
+        let Some(action) = p.action(tool) else {
             return true;
         };
-        if p.mode == super::Mode::Shadow {
-            return true;
-        }
-        let entities = p
-            .entities(action)
-            .clone()
-            .add_entities([self.entity.clone()], None);
-        let Ok(entities) = entities else {
-            return false;
-        };
-        self.visible_in(action, &entities)
+        p.mode == super::Mode::Shadow || self.visible_in(action)
     }
 
-    /// The subset of `tools` visible to this caller (CONTRACT Z4), for lists: one entity
-    /// store for all of them.
+    /// Whether each of `tools` is visible to this caller (CONTRACT Z4), in their order, for
+    /// lists: tools whose slices decide alike are asked once (a thousand tools named by a
+    /// hundred policies: about a hundred partial evaluations, each over a store of four
+    /// entities).
     #[must_use]
-    pub fn visible_set<'t>(&self, tools: impl IntoIterator<Item = &'t str>) -> HashSet<&'t str> {
+    pub fn visible_mask<'t>(&self, tools: impl IntoIterator<Item = &'t str>) -> Vec<bool> {
         let p = self.policies;
-        let tools: Vec<&str> = tools.into_iter().collect();
+        let tools = tools.into_iter();
         if p.mode == super::Mode::Shadow {
-            return tools.into_iter().collect();
+            return tools.map(|_| true).collect();
         }
-        let actions: Vec<&Entity> = tools
-            .iter()
-            .filter_map(|t| p.tools.get(*t).map(|a| &a.entity))
-            .collect();
-        let Some(entities) = self.entities(&actions) else {
-            return HashSet::new();
-        };
-        // Tools whose slices decide alike are asked once (a thousand tools named by a hundred
-        // policies: about a hundred partial evaluations).
         let scopes = p.scopes();
-        let mut decided: HashMap<&[usize], bool> = HashMap::new();
+        let mut decided: HashMap<&[usize], bool, foldhash::fast::RandomState> = HashMap::default();
         tools
-            .into_iter()
-            .filter(|t| {
-                let Some(action) = p.tools.get(*t) else {
+            .map(|t| {
+                let Some(action) = p.action(t) else {
                     return true;
                 };
-                match scopes.visibility_key(&action.uid) {
+                match scopes.visibility_key(&action.name) {
                     Some(key) => *decided
                         .entry(key)
-                        .or_insert_with(|| self.visible_in(action, &entities)),
-                    None => self.visible_in(action, &entities),
+                        .or_insert_with(|| self.visible_in(action)),
+                    None => self.visible_in(action),
                 }
             })
             .collect()
     }
 
-    fn visible_in(&self, action: &super::policies::ToolAction, entities: &Entities) -> bool {
+    fn visible_in(&self, action: &super::policies::ToolAction) -> bool {
         let p = self.policies;
         let slice = p.slice(action);
         // No policy's scope holds the tool: nothing can permit it (Cedar would say Deny).
         if slice.is_empty() {
             return false;
         }
+        let Some(entities) = self.store(action) else {
+            return false;
+        };
         let context = Context::from_pairs([
             (
                 "input".to_string(),
@@ -206,11 +200,11 @@ impl CallerView<'_> {
         let Ok(context) = context else { return false };
         let request = RequestBuilder::default()
             .principal(self.caller.clone())
-            .action(action.uid.clone())
+            .action(p.uid_of(action).clone())
             .resource(p.route.uid())
             .context(context)
             .build();
-        let partial = Authorizer::new().is_authorized_partial(&request, slice, entities);
+        let partial = Authorizer::new().is_authorized_partial(&request, slice, &entities);
         partial.decision() != Some(CedarDecision::Deny)
             && partial.definitely_errored().next().is_none()
     }
@@ -220,13 +214,19 @@ impl CallerView<'_> {
     #[must_use]
     pub fn decide<A: ArgumentText>(&self, tool: &str, arguments: &A) -> Option<Decision> {
         let p = self.policies;
-        let action = p.tools.get(tool)?;
+        let action = p.action(tool)?;
         let error = |denial: String, policies: Vec<String>| Decision {
             kind: DecisionKind::Error,
             policies,
             denial,
         };
-        let input = match input_expression(&action.input, arguments) {
+        let Some(input_type) = action.input() else {
+            return Some(error(
+                "Tool call denied: the policies could not be evaluated for this call".into(),
+                Vec::new(),
+            ));
+        };
+        let input = match input_expression(input_type, arguments) {
             Ok(input) => input,
             Err(e @ (InputError::Inexact { .. } | InputError::Mistyped { .. })) => {
                 return Some(error(format!("Tool call denied: {e}"), Vec::new()));
@@ -259,7 +259,7 @@ impl CallerView<'_> {
         // type would make its policy error, which denies (Z5). The check cost about 10 us.
         let request = Request::new(
             self.caller.clone(),
-            action.uid.clone(),
+            p.uid_of(action).clone(),
             p.route.uid(),
             context,
             None,

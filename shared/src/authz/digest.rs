@@ -2,12 +2,8 @@
 //! `authorization.validated` once Cedar's strict validation has passed, and what a load compares
 //! to skip that validation.
 
-use std::fmt::Write as _;
-
 use serde_json::Value;
 use sha2::{Digest as _, Sha256};
-
-use super::schema::CedarType;
 
 /// The Cedar release whose strict validation a `validated` digest vouches for (CONTRACT Z11):
 /// the version `Cargo.lock` pins (a test holds the two together).
@@ -15,29 +11,67 @@ pub const CEDAR_VERSION: &str = "4.14.1";
 
 /// The digest a route's `authorization.validated` carries once `mcp-manifest policy embed`
 /// has validated its policies (CONTRACT Z11): `sha256:` and 64 lowercase hex digits, over the
-/// Cedar release, each tool's name and Cedar input type in manifest order, and the policy
-/// text. Everything strict validation reads is in it, so a digest that matches stands for a
-/// validation that passed; any change (a policy, a tool, a property's type, a new Cedar)
-/// makes it stale and the load validates again.
+/// Cedar release, each tool's name and `inputSchema` text in manifest order, and the policy
+/// text. `tools` gives each tool's name and the JSON text of its `inputSchema`, as the
+/// manifest holds it; JSON whitespace outside strings is left out, so a manifest written
+/// compact or indented digests alike. Everything strict validation reads is in it (the Cedar
+/// types of Z2 are read from the schemas), so a digest that matches stands for a validation
+/// that passed; any change (a policy, a tool, anything in an `inputSchema`, a new Cedar) makes
+/// it stale and the load validates again. A load computes it without parsing a schema: about
+/// a hash of the schemas' bytes.
 #[must_use]
 pub fn validation_digest<'a>(
-    tools: impl IntoIterator<Item = (&'a str, &'a CedarType)>,
+    tools: impl IntoIterator<Item = (&'a str, &'a [u8])>,
     policies: &str,
 ) -> String {
-    let mut lines = String::new();
+    let mut hasher = Sha256::new();
+    hasher.update(format!("mcp-gateway authorization v2\ncedar {CEDAR_VERSION}\n").as_bytes());
     let mut count = 0_usize;
-    for (name, ty) in tools {
-        let _ = writeln!(lines, "{}: {}", Value::from(name), ty.digest_text());
+    for (name, schema) in tools {
+        // A name as a JSON string and a schema without whitespace outside its strings hold no
+        // raw line break: each tool is one line.
+        hasher.update(Value::from(name).to_string().as_bytes());
+        hasher.update(b": ");
+        hash_compact(&mut hasher, schema);
+        hasher.update(b"\n");
         count += 1;
     }
     // The count ends the tools' part: no policy text can pass for a tool.
-    let text =
-        format!("mcp-gateway authorization v1\ncedar {CEDAR_VERSION}\ntools {count}\n{lines}");
-    let mut hasher = Sha256::new();
-    hasher.update(text.as_bytes());
-    hasher.update(b"\n");
+    hasher.update(format!("tools {count}\n").as_bytes());
     hasher.update(policies.as_bytes());
     format!("sha256:{}", hex::encode(hasher.finalize()))
+}
+
+/// Feeds `text`, JSON, to `hasher` without the whitespace (space, tab, line feed, carriage
+/// return) outside its strings, in runs between the whitespace.
+fn hash_compact(hasher: &mut Sha256, text: &[u8]) {
+    let end = text.len();
+    let (mut run, mut i) = (0, 0);
+    while i < end {
+        match text[i] {
+            b'"' => {
+                // To the closing quote: the next quote not taken by a backslash.
+                i += 1;
+                while let Some(k) = memchr::memchr2(b'"', b'\\', &text[i.min(end)..]) {
+                    i += k;
+                    if text[i] == b'"' {
+                        break;
+                    }
+                    i += 2;
+                }
+                i = (i + 1).min(end);
+            }
+            b' ' | b'\t' | b'\n' | b'\r' => {
+                hasher.update(&text[run..i]);
+                while i < end && matches!(text[i], b' ' | b'\t' | b'\n' | b'\r') {
+                    i += 1;
+                }
+                run = i;
+            }
+            _ => i += 1,
+        }
+    }
+    hasher.update(&text[run..end]);
 }
 
 #[cfg(test)]
@@ -53,35 +87,50 @@ mod tests {
         }
     }
 
+    const SCHEMA: &str = r#"{"type":"object","properties":{"amount":{"type":"number","description":"in EUR, \"gross\" "}},"required":["amount"]}"#;
+
     #[test]
     fn z11_the_digest_changes_with_each_thing_validation_reads() {
-        let record = |ty: CedarType, required: bool| {
-            CedarType::Record(vec![super::super::schema::Attribute {
-                name: "amount".into(),
-                ty,
-                required,
-            }])
+        let digest = |tools: &[(&str, &str)], policies: &str| {
+            validation_digest(tools.iter().map(|(n, s)| (*n, s.as_bytes())), policies)
         };
-        let base = validation_digest([("refund", &record(CedarType::Decimal, true))], "p");
-        assert_eq!(
-            base,
-            validation_digest([("refund", &record(CedarType::Decimal, true))], "p")
-        );
+        let base = digest(&[("refund", SCHEMA)], "p");
+        assert_eq!(base, digest(&[("refund", SCHEMA)], "p"));
         for other in [
-            validation_digest([("refund", &record(CedarType::Long, true))], "p"),
-            validation_digest([("refund", &record(CedarType::Decimal, false))], "p"),
-            validation_digest([("refunds", &record(CedarType::Decimal, true))], "p"),
-            validation_digest([("refund", &record(CedarType::Decimal, true))], "p "),
-            validation_digest(
-                [
-                    ("refund", &record(CedarType::Decimal, true)),
-                    ("x", &CedarType::Record(Vec::new())),
-                ],
-                "p",
-            ),
+            digest(&[("refund", &SCHEMA.replace("number", "integer"))], "p"),
+            digest(&[("refund", &SCHEMA.replace(r#""amount"]"#, "]"))], "p"),
+            digest(&[("refund", &SCHEMA.replace("EUR", "KRW"))], "p"),
+            digest(&[("refund", &SCHEMA.replace("in EUR", "in  EUR"))], "p"),
+            digest(&[("refunds", SCHEMA)], "p"),
+            digest(&[("refund", SCHEMA)], "p "),
+            digest(&[("refund", SCHEMA), ("x", "{}")], "p"),
+            digest(&[("refund", "{}"), ("x", SCHEMA)], "p"),
         ] {
             assert_ne!(base, other);
         }
         assert!(base.starts_with("sha256:") && base.len() == 71);
+    }
+
+    #[test]
+    fn z11_whitespace_outside_strings_does_not_change_the_digest() {
+        let value: Value = serde_json::from_str(SCHEMA).unwrap();
+        let pretty = serde_json::to_string_pretty(&value).unwrap();
+        let spaced = "\r\n { \"type\" :\t\"object\" , \"properties\" : { \"amount\" : { \"type\" : \"number\" , \"description\" : \"in EUR, \\\"gross\\\" \" } } , \"required\" : [ \"amount\" ] } \n";
+        let base = validation_digest([("refund", SCHEMA.as_bytes())], "p");
+        assert_eq!(
+            base,
+            validation_digest([("refund", pretty.as_bytes())], "p")
+        );
+        assert_eq!(
+            base,
+            validation_digest([("refund", spaced.as_bytes())], "p")
+        );
+        // A string that ends in an escaped backslash closes at the quote after it.
+        assert_eq!(
+            validation_digest([("t", br#"{"d":"a\\", "e":1}"#.as_slice())], "p"),
+            validation_digest([("t", br#"{"d":"a\\","e":1}"#.as_slice())], "p")
+        );
+        // Text cut inside a string or an escape ends the scan.
+        let _ = validation_digest([("t", br#"{"d":"a\"#.as_slice())], "p");
     }
 }

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::str::FromStr;
 use std::sync::OnceLock;
 
+use bytes::Bytes;
 use cedar_policy::{
     Entities, Entity, EntityId, EntityTypeName, EntityUid, PolicyId, PolicySet, Schema,
     ValidationMode, Validator,
@@ -13,8 +14,9 @@ use miette::Diagnostic as _;
 use serde_json::Value;
 
 pub use super::digest::{CEDAR_VERSION, validation_digest};
-use super::schema::{CALL_TOOL, CedarType, input_type, schema_json};
+use super::schema::{CALL_TOOL, CedarType, schema_json};
 use super::scopes::Scopes;
+use super::shape::input_type_of_text;
 
 /// What a route's policies do (CONTRACT Z1, Z7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,9 +40,17 @@ pub struct PolicyProblem {
 /// One tool's action: its entity and the Cedar type of its arguments.
 #[derive(Debug)]
 pub(super) struct ToolAction {
-    pub(super) uid: EntityUid,
-    pub(super) entity: Entity,
-    pub(super) input: CedarType,
+    /// The tool's name.
+    pub(super) name: String,
+    /// The action's uid and entity (a member of `call_tool`), made by the first decision about
+    /// the tool ([`RoutePolicies::entity_of`]): a load with a thousand tools makes none.
+    ids: OnceLock<(EntityUid, Entity)>,
+    /// The JSON text of the tool's `inputSchema` (a slice of the manifest's text at a load).
+    schema: Bytes,
+    /// The Cedar type of the arguments (CONTRACT Z2), read from `schema` at load when the
+    /// policies are validated there, else by the first call of the tool; `None` when `schema`
+    /// is not JSON (every call of the tool then denies, Z5).
+    input: OnceLock<Option<CedarType>>,
     /// The policies whose action scope can hold this tool's action: the only ones a call of it
     /// evaluates (a policy whose scope excludes the action is never satisfied and never
     /// errors, since Cedar checks the scope before the conditions). Made by the first decision
@@ -53,8 +63,9 @@ pub(super) struct ToolAction {
 }
 
 /// A route's compiled policies: the policy set (each policy under its `@id`), validated at
-/// load against the route's schema, and each tool's action with its slice of the set, built
-/// once at load (STYLE 10; CONTRACT Z1).
+/// load against the route's schema unless a matching digest vouches for it (CONTRACT Z11), and
+/// each tool's action; what a decision needs of a tool (its entity, Cedar type, slice of the
+/// set) is made once, by the first decision about it (STYLE 10; CONTRACT Z1).
 #[derive(Debug)]
 pub struct RoutePolicies {
     pub(super) mode: Mode,
@@ -66,9 +77,13 @@ pub struct RoutePolicies {
     text: String,
     pub(super) route: Entity,
     pub(super) call_tool: Entity,
-    pub(super) tools: HashMap<String, ToolAction>,
-    /// The tools' names in manifest order.
-    pub(super) tool_order: Vec<String>,
+    /// `Gateway::Action`, parsed once.
+    action_type: EntityTypeName,
+    /// The tools' actions, in manifest order.
+    pub(super) actions: Vec<ToolAction>,
+    /// Each tool's place in `actions`, by name. The names are the manifest's, so a fast
+    /// hasher is safe here (a request only looks one up).
+    tools: HashMap<String, usize, foldhash::fast::RandomState>,
     /// `Gateway::Caller`, parsed once: Cedar parses a type name with its grammar.
     pub(super) caller_type: EntityTypeName,
     /// The policies by action, for the tools' slices (made by the first decision).
@@ -95,6 +110,15 @@ pub(super) fn uid(ty: &str, id: &str) -> EntityUid {
     EntityUid::from_type_name_and_id(type_name(ty), EntityId::new(id))
 }
 
+impl ToolAction {
+    /// The Cedar type of the tool's arguments, read from its schema's text the first time.
+    pub(super) fn input(&self) -> Option<&CedarType> {
+        self.input
+            .get_or_init(|| input_type_of_text(&self.schema))
+            .as_ref()
+    }
+}
+
 impl RoutePolicies {
     /// Compiles a route's `authorization` value for the route `key` (`""` when it has none)
     /// and its tools (name and `inputSchema`, in manifest order).
@@ -109,21 +133,26 @@ impl RoutePolicies {
     ) -> Result<Self, Vec<PolicyProblem>> {
         let tools = tools
             .into_iter()
-            .map(|(name, schema)| (name.to_string(), input_type(schema)))
+            .map(|(name, schema)| {
+                let text = serde_json::to_vec(schema).unwrap_or_default();
+                (name.to_string(), Bytes::from(text))
+            })
             .collect();
-        Self::compile_typed(key, authorization, tools)
+        Self::compile_texts(key, authorization, tools)
     }
 
-    /// [`RoutePolicies::compile`] for tools whose `input` types are already known (name and
-    /// [`CedarType`], in manifest order): the load reads them from each `inputSchema`'s text
-    /// ([`super::shape::input_type_of_text`]).
+    /// [`RoutePolicies::compile`] for tools given as their name and the JSON text of their
+    /// `inputSchema` (in manifest order), as the load holds them: a load whose digest matches
+    /// (CONTRACT Z11) reads no schema; each tool's Cedar type is read from its text by the
+    /// tool's first call ([`super::shape::input_type_of_text`]).
     ///
     /// # Errors
-    /// As [`RoutePolicies::compile`].
-    pub fn compile_typed(
+    /// As [`RoutePolicies::compile`]; a schema text that is not JSON when the policies are
+    /// validated.
+    pub fn compile_texts(
         key: &str,
         authorization: &Value,
-        tools: Vec<(String, CedarType)>,
+        tools: Vec<(String, Bytes)>,
     ) -> Result<Self, Vec<PolicyProblem>> {
         let problem = |path, message: String| vec![PolicyProblem { path, message }];
         let Some(object) = authorization.as_object() else {
@@ -174,38 +203,55 @@ impl RoutePolicies {
                 ));
             }
         };
-        let digest = validation_digest(tools.iter().map(|(n, t)| (n.as_str(), t)), text);
+        let digest = validation_digest(tools.iter().map(|(n, t)| (n.as_str(), &t[..])), text);
 
         // CONTRACT Z11: what was validated before is not validated again. Strict validation
         // typechecks every policy once per action of the schema (1,000 tools and 100
         // policies: about a second of CPU), the one part of the load that grows with both;
         // and policies validated before are parsed by the first request that needs them.
         let parsed = OnceLock::new();
+        let mut types: Vec<Option<CedarType>> = Vec::new();
         if validated != Some(digest.as_str()) {
             let (policies, order) = parse(text)?;
-            validate(&tools, &policies)?;
+            let mut named_types = Vec::with_capacity(tools.len());
+            for (name, schema) in &tools {
+                let Some(ty) = input_type_of_text(schema) else {
+                    return Err(problem(
+                        "",
+                        format!("the inputSchema of tool '{name}' is not JSON"),
+                    ));
+                };
+                named_types.push((name.clone(), ty));
+            }
+            validate(&named_types, &policies)?;
+            types = named_types.into_iter().map(|(_, ty)| Some(ty)).collect();
             let _ = parsed.set(Parsed { policies, order });
         }
+        let mut types = types.into_iter();
         let action_type = type_name("Action");
         let call_tool_uid =
             EntityUid::from_type_name_and_id(action_type.clone(), EntityId::new(CALL_TOOL));
-        let tool_order = tools.iter().map(|(name, _)| name.clone()).collect();
         let route = Entity::new_no_attrs(uid("Route", key), [].into());
-        let call_tool = Entity::new_no_attrs(call_tool_uid.clone(), [].into());
-        let tools = tools
+        let call_tool = Entity::new_no_attrs(call_tool_uid, [].into());
+        let mut places =
+            HashMap::with_capacity_and_hasher(tools.len(), foldhash::fast::RandomState::default());
+        let actions = tools
             .into_iter()
-            .map(|(name, input)| {
-                let uid =
-                    EntityUid::from_type_name_and_id(action_type.clone(), EntityId::new(&name));
-                let entity = Entity::new_no_attrs(uid.clone(), [call_tool_uid.clone()].into());
-                let action = ToolAction {
-                    uid,
-                    entity,
+            .enumerate()
+            .map(|(place, (name, schema))| {
+                places.insert(name.clone(), place);
+                let input = OnceLock::new();
+                if let Some(ty) = types.next() {
+                    let _ = input.set(ty);
+                }
+                ToolAction {
+                    name,
+                    ids: OnceLock::new(),
+                    schema,
                     input,
                     slice: OnceLock::new(),
                     entities: OnceLock::new(),
-                };
-                (name, action)
+                }
             })
             .collect();
         Ok(Self {
@@ -214,12 +260,42 @@ impl RoutePolicies {
             text: text.clone(),
             route,
             call_tool,
-            tools,
-            tool_order,
+            action_type,
+            actions,
+            tools: places,
             caller_type: type_name("Caller"),
             scopes: OnceLock::new(),
             digest,
         })
+    }
+
+    /// The action of `tool`, `None` for a tool the policies do not know.
+    pub(super) fn action(&self, tool: &str) -> Option<&ToolAction> {
+        self.tools
+            .get(tool)
+            .and_then(|&place| self.actions.get(place))
+    }
+
+    /// `action`'s uid and entity, a member of `call_tool`, made the first time.
+    fn ids<'a>(&self, action: &'a ToolAction) -> &'a (EntityUid, Entity) {
+        action.ids.get_or_init(|| {
+            let uid = EntityUid::from_type_name_and_id(
+                self.action_type.clone(),
+                EntityId::new(&action.name),
+            );
+            let entity = Entity::new_no_attrs(uid.clone(), [self.call_tool.uid()].into());
+            (uid, entity)
+        })
+    }
+
+    /// `action`'s uid (`Gateway::Action::"<tool>"`).
+    pub(super) fn uid_of<'a>(&self, action: &'a ToolAction) -> &'a EntityUid {
+        &self.ids(action).0
+    }
+
+    /// `action`'s entity, a member of `call_tool`.
+    pub(super) fn entity_of<'a>(&self, action: &'a ToolAction) -> &'a Entity {
+        &self.ids(action).1
     }
 
     /// The parsed policies: parsed now when the load did not. Text that a matching digest
@@ -246,14 +322,19 @@ impl RoutePolicies {
     pub(super) fn slice<'a>(&self, action: &'a ToolAction) -> &'a PolicySet {
         action
             .slice
-            .get_or_init(|| self.scopes().slice(&action.uid))
+            .get_or_init(|| self.scopes().slice(&action.name))
     }
 
     /// The policies by the actions their scope can hold, made by the first decision.
     pub(super) fn scopes(&self) -> &Scopes {
         self.scopes.get_or_init(|| {
             let parsed = self.parsed();
-            Scopes::new(&parsed.policies, &parsed.order, &self.call_tool.uid())
+            Scopes::new(
+                &parsed.policies,
+                &parsed.order,
+                &self.call_tool.uid(),
+                &self.action_type,
+            )
         })
     }
 
@@ -265,7 +346,7 @@ impl RoutePolicies {
             // none), so Cedar's closure pass is skipped: a `tools/list` of 1,000 tools makes
             // 1,000 of these stores, and the pass was most of their cost.
             let core = cedar_policy_core::entities::Entities::from_entities(
-                [&self.route, &self.call_tool, &action.entity]
+                [&self.route, &self.call_tool, self.entity_of(action)]
                     .map(|entity| AsRef::<cedar_policy_core::ast::Entity>::as_ref(entity).clone()),
                 None::<&cedar_policy_core::entities::NoEntitiesSchema>,
                 cedar_policy_core::entities::TCComputation::AssumeAlreadyComputed,

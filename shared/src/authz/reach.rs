@@ -17,28 +17,25 @@ impl RoutePolicies {
             return Vec::new();
         };
         let mut out = Vec::new();
-        for name in &self.tool_order {
-            let Some(action) = self.tools.get(name) else {
-                continue;
-            };
+        for action in &self.actions {
             let entities = Entities::from_entities(
                 [
                     self.route.clone(),
                     self.call_tool.clone(),
-                    action.entity.clone(),
+                    self.entity_of(action).clone(),
                 ],
                 None,
             );
             let Ok(entities) = entities else { continue };
             let request = RequestBuilder::default()
                 .unknown_principal_with_type(caller.clone())
-                .action(action.uid.clone())
+                .action(self.uid_of(action).clone())
                 .resource(self.route.uid())
                 .build();
             let partial =
                 Authorizer::new().is_authorized_partial(&request, self.slice(action), &entities);
             if partial.decision() == Some(Decision::Deny) {
-                out.push(name.as_str());
+                out.push(action.name.as_str());
             }
         }
         out

@@ -2,8 +2,6 @@
 //! pages that fit `MCP_MAX_RESPONSE_BYTES` (and `MCP_LIST_PAGE_SIZE`), cacheable in the modern
 //! era (CONTRACT T1, T2, X8, N4).
 
-use std::collections::HashSet;
-
 use bytes::Bytes;
 use serde_json::{Map, Value};
 
@@ -39,12 +37,8 @@ pub(super) fn handle(
     let written = match super::authorize::view(call, route) {
         Some(view) => {
             let mut listed = route.listed_from(start);
-            let visible: HashSet<String> = view
-                .visible_set(listed.names())
-                .into_iter()
-                .map(String::from)
-                .collect();
-            listed.retain(|name| visible.contains(name));
+            let mut visible = view.visible_mask(listed.names()).into_iter();
+            listed.retain(|_| visible.next().unwrap_or(false));
             filtered_page(call, id, route, &listed)
         }
         None => page(call, id, route, start),

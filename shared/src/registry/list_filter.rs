@@ -28,8 +28,9 @@ impl FilteredList<'_> {
         self.0.iter().map(|(_, _, name)| name.as_str())
     }
 
-    /// Keeps the entries whose tool `keep` accepts.
-    pub(crate) fn retain(&mut self, keep: impl Fn(&str) -> bool) {
+    /// Keeps the entries whose tool `keep` accepts, asked once for each entry in the list's
+    /// order.
+    pub(crate) fn retain(&mut self, mut keep: impl FnMut(&str) -> bool) {
         self.0.retain(|(_, _, name)| keep(name));
     }
 

@@ -7,9 +7,9 @@ use serde_json::{Map, Value};
 
 use super::problems::{Problems, join};
 use super::threads::CompiledTool;
+use bytes::Bytes;
+
 use crate::authz::RoutePolicies;
-use crate::authz::schema::{CedarType, input_type};
-use crate::authz::shape::input_type_of_text;
 use crate::registry::snapshot::ListEntry;
 
 /// The route's compiled policies, `None` when it has no `authorization` (a route without one
@@ -23,27 +23,29 @@ pub(super) fn compile_authorization(
     problems: &mut Problems,
 ) -> Option<Arc<RoutePolicies>> {
     let authorization = route.get("authorization")?;
-    let tools: Vec<(String, CedarType)> = active
+    let tools: Vec<(String, Bytes)> = active
         .iter()
         .filter_map(|&i| {
             let outcome = &outcomes[i];
             let (tool, _) = outcome.tool.as_ref()?;
-            let ty = match outcome.public.as_deref()? {
-                // The one pass's entry keeps the input schema's own text: read its type from
-                // that, building no `Value` of it.
-                ListEntry::Parts { input_schema, .. } => input_type_of_text(input_schema)?,
+            let schema = match outcome.public.as_deref()? {
+                // The one pass's entry keeps the input schema's own text, a slice of the
+                // manifest's: the policies hold it as it is (CONTRACT Z11 digests it; the
+                // tool's Cedar type is read from it when needed).
+                ListEntry::Parts { input_schema, .. } => input_schema.clone(),
                 entry @ ListEntry::Text(_) => {
                     let mut text = Vec::new();
                     entry.write_to(&mut text);
                     let entry: Value = serde_json::from_slice(&text).ok()?;
-                    input_type(entry.get("inputSchema").unwrap_or(&Value::Null))
+                    let schema = entry.get("inputSchema").unwrap_or(&Value::Null);
+                    Bytes::from(serde_json::to_vec(schema).ok()?)
                 }
             };
-            Some((tool.name.clone(), ty))
+            Some((tool.name.clone(), schema))
         })
         .collect();
     let at = join(path, "authorization");
-    match RoutePolicies::compile_typed(key.unwrap_or(""), authorization, tools) {
+    match RoutePolicies::compile_texts(key.unwrap_or(""), authorization, tools) {
         Ok(policies) => Some(Arc::new(policies)),
         Err(found) => {
             for problem in found {
