@@ -3,6 +3,7 @@
 //!
 //! - [`schema`]: the route's Cedar schema from its tools' `inputSchema`s (Z2);
 //! - [`policies`]: a route's `authorization`, parsed and validated once at load (Z1, Z8);
+//! - `parse`: the policy text parsed and strictly validated (Z1, Z8);
 //! - [`caller`]: the caller's facts (Z3);
 //! - [`context`]: the arguments as Cedar values, numbers read exactly (Z2, Z5);
 //! - [`decide`]: decisions and visibility (Z4–Z7);
@@ -13,6 +14,7 @@ pub mod caller;
 pub mod context;
 pub mod decide;
 mod digest;
+mod parse;
 pub mod policies;
 mod reach;
 pub mod schema;
