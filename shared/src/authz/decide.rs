@@ -126,7 +126,7 @@ impl CallerView<'_> {
     /// The entity store of this caller, the route, `call_tool` and `action`: all that a
     /// decision about `action` reads. Their ancestors are already transitive (the caller has
     /// no parent; the action's one parent, `call_tool`, has none), so Cedar's closure pass is
-    /// skipped: a list makes one of these per distinct slice it asks about.
+    /// skipped: a call makes one, a list one per distinct slice it asks about.
     fn store(&self, action: &super::policies::ToolAction) -> Option<Entities> {
         let p = self.policies;
         cedar_policy_core::entities::Entities::from_entities(
@@ -238,13 +238,7 @@ impl CallerView<'_> {
                 Vec::new(),
             )
         };
-        // The action's store of load with this caller added: no transitive closure of the
-        // route's entities per call.
-        let entities = p
-            .entities(action)
-            .clone()
-            .add_entities([self.entity.clone()], None);
-        let Ok(entities) = entities else {
+        let Some(entities) = self.store(action) else {
             return Some(evaluation_error());
         };
         let context = Context::from_pairs([

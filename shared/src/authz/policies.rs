@@ -6,7 +6,7 @@ use std::str::FromStr;
 use std::sync::OnceLock;
 
 use bytes::Bytes;
-use cedar_policy::{Entities, Entity, EntityId, EntityTypeName, EntityUid, PolicyId, PolicySet};
+use cedar_policy::{Entity, EntityId, EntityTypeName, EntityUid, PolicyId, PolicySet};
 use serde_json::Value;
 
 pub use super::digest::{CEDAR_VERSION, validation_digest};
@@ -54,9 +54,6 @@ pub(super) struct ToolAction {
     /// about the tool, so that a cold start with a thousand tools pays for none of them
     /// ([`RoutePolicies::slice`]).
     slice: OnceLock<PolicySet>,
-    /// The route, `call_tool` and this action as one entity store, its transitive closure
-    /// computed once: a call adds only its caller (STYLE 10; [`RoutePolicies::entities`]).
-    entities: OnceLock<Entities>,
 }
 
 /// A route's compiled policies: the policy set (each policy under its `@id`), validated at
@@ -247,7 +244,6 @@ impl RoutePolicies {
                     schema,
                     input,
                     slice: OnceLock::new(),
-                    entities: OnceLock::new(),
                 }
             })
             .collect();
@@ -332,24 +328,6 @@ impl RoutePolicies {
                 &self.call_tool.uid(),
                 &self.action_type,
             )
-        })
-    }
-
-    /// The entity store of the route, `call_tool` and `action`, made by the first call of it.
-    pub(super) fn entities<'a>(&self, action: &'a ToolAction) -> &'a Entities {
-        action.entities.get_or_init(|| {
-            // Three distinct entities without attributes: no error is possible. Their
-            // ancestors are already transitive (the action's one parent, `call_tool`, has
-            // none), so Cedar's closure pass is skipped: a `tools/list` of 1,000 tools makes
-            // 1,000 of these stores, and the pass was most of their cost.
-            let core = cedar_policy_core::entities::Entities::from_entities(
-                [&self.route, &self.call_tool, self.entity_of(action)]
-                    .map(|entity| AsRef::<cedar_policy_core::ast::Entity>::as_ref(entity).clone()),
-                None::<&cedar_policy_core::entities::NoEntitiesSchema>,
-                cedar_policy_core::entities::TCComputation::AssumeAlreadyComputed,
-                cedar_policy_core::extensions::Extensions::none(),
-            );
-            core.map_or_else(|_| Entities::empty(), Entities::from)
         })
     }
 

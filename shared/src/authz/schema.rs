@@ -98,34 +98,6 @@ fn property_type(schema: &Value, depth: usize) -> Option<CedarType> {
 }
 
 impl CedarType {
-    /// The type as the validation digest writes it (CONTRACT Z11): `Long`, `decimal`,
-    /// `String`, `Boolean`, `Set<T>`, `{"name": T, "name"?: T}` (names as JSON strings, `?`
-    /// for an optional attribute), in the `inputSchema`'s order.
-    #[must_use]
-    pub fn digest_text(&self) -> String {
-        match self {
-            Self::Long => "Long".into(),
-            Self::Decimal => "decimal".into(),
-            Self::String => "String".into(),
-            Self::Boolean => "Boolean".into(),
-            Self::Set(element) => format!("Set<{}>", element.digest_text()),
-            Self::Record(attributes) => {
-                let fields: Vec<String> = attributes
-                    .iter()
-                    .map(|a| {
-                        format!(
-                            "{}{}: {}",
-                            Value::from(a.name.as_str()),
-                            if a.required { "" } else { "?" },
-                            a.ty.digest_text()
-                        )
-                    })
-                    .collect();
-                format!("{{{}}}", fields.join(", "))
-            }
-        }
-    }
-
     /// The type in Cedar's JSON schema format.
     fn to_json(&self) -> Value {
         match self {
