@@ -310,3 +310,49 @@ impl CallerView<'_> {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use bytes::Bytes;
+    use serde_json::json;
+
+    use super::super::policies::validation_digest;
+    use super::*;
+
+    const POLICIES: &str = r#"@id("all") permit(principal, action, resource);"#;
+
+    /// A route whose one tool's schema text is `schema`, its policies vouched for by the
+    /// digest, so the schema is first read by the tool's first call (CONTRACT Z11).
+    fn vouched(schema: &'static str) -> RoutePolicies {
+        let digest = validation_digest([("t", schema.as_bytes())], POLICIES);
+        let authorization = json!({"mode": "enforce", "policies": POLICIES, "validated": digest});
+        RoutePolicies::compile_texts(
+            "core",
+            &authorization,
+            vec![("t".into(), Bytes::from_static(schema.as_bytes()))],
+        )
+        .expect("a matching digest skips validation")
+    }
+
+    #[test]
+    fn z5_a_tool_whose_schema_text_cannot_be_read_is_denied_not_undecided() {
+        let request = RequestFacts {
+            protocol_version: "2025-11-25",
+            ..RequestFacts::default()
+        };
+        let readable = vouched(r#"{"type":"object","properties":{"n":{"type":"integer"}}}"#);
+        let view = readable.view(&CallerFacts::anonymous(), &request).unwrap();
+        let allowed = view.decide("t", &json!({"n": 1})).unwrap();
+        assert_eq!(allowed.kind, DecisionKind::Allow);
+        let unreadable = vouched(r#"{"type":"object","properties":"#);
+        let view = unreadable
+            .view(&CallerFacts::anonymous(), &request)
+            .unwrap();
+        let denied = view.decide("t", &json!({"n": 1})).unwrap();
+        assert_eq!(denied.kind, DecisionKind::Error);
+        assert_eq!(
+            denied.denial,
+            "Tool call denied: the policies could not be evaluated for this call"
+        );
+    }
+}
