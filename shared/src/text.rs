@@ -1,6 +1,8 @@
 //! Small text helpers the core shares: cutting a text at a byte limit on a character boundary,
 //! and a JSON Schema violation's message (CONTRACT X2, X5, U1).
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 /// The longest prefix of `text` of at most `max_bytes` bytes that ends on a character boundary.
@@ -123,6 +125,30 @@ pub fn whole_number(value: &Value, min: u64, max: u64) -> Option<u64> {
         })
     })?;
     (min..=max).contains(&whole).then_some(whole)
+}
+
+/// A JSON object's key as serde_json reads it from a text: borrowed from the text when it
+/// has no escapes, decoded into its own string when it has (serde's own `Cow<str>` always
+/// copies).
+pub(crate) struct Key<'de>(pub(crate) Cow<'de, str>);
+
+impl<'de> serde::Deserialize<'de> for Key<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl<'de> serde::de::Visitor<'de> for KeyVisitor {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string key")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(v.to_owned())))
+            }
+        }
+        deserializer.deserialize_str(KeyVisitor)
+    }
 }
 
 #[cfg(test)]

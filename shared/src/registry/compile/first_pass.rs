@@ -37,6 +37,9 @@ pub(crate) fn compile_manifest_text(
         text,
         &mut Finishing {
             patterns: CheckedPatterns::default(),
+            // A manifest without the key has no route with a search: its tools' searched texts
+            // are not noted (a mention elsewhere only notes them for nothing).
+            searched: memchr::memmem::find(bytes, br#""toolSearch""#).is_some(),
             manifest: bytes,
             text,
         },
@@ -100,6 +103,8 @@ trait ToolReader<'de> {
 /// text a `Value` parse refuses ends the pass (the manifest is then parsed whole).
 struct Finishing<'m> {
     patterns: CheckedPatterns,
+    /// Whether a route may have a search (CONTRACT S1): the tools' searched texts are noted.
+    searched: bool,
     /// The manifest's text, which the pass reads, as bytes and as text.
     manifest: &'m Bytes,
     text: &'m str,
@@ -113,8 +118,8 @@ impl<'de, 'm: 'de> ToolReader<'de> for Finishing<'m> {
         tool: D,
         around: usize,
     ) -> Result<Self::Tool, D::Error> {
-        match StreamedTool::read(tool, self.text, around)?.finish(&mut self.patterns, self.manifest)
-        {
+        let read = StreamedTool::read(tool, self.text, around)?;
+        match read.finish(&mut self.patterns, self.manifest, self.searched) {
             Finished::Compiled(tool) => Ok(Some(tool)),
             Finished::Unproven => Ok(None),
         }

@@ -5,27 +5,46 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
+use crate::registry::search::Span;
+
+/// Where a tool's name, title and description lie in its entry's head (`None`: absent).
+pub(super) type HeadFields = [Option<Span>; 3];
+
 /// The start of a tool's `tools/list` entry (CONTRACT T1): its fields before the schemas, as
 /// serde_json writes them, and the `inputSchema` key: `{"name":…,"title":…,"description":…,
-/// "inputSchema":`.
+/// "inputSchema":`; with where the name, title and description lie in it (each `None` when
+/// absent) for the search (CONTRACT S4), unless one was written with escapes.
 pub(super) fn entry_head(
     name: &str,
     title: Option<&str>,
     description: Option<&str>,
-) -> Option<Box<str>> {
-    let fields = [("title", title), ("description", description)];
+) -> Option<(Box<str>, Option<HeadFields>)> {
+    let fields = [(r#"{"name":"#, Some(name)), (r#","title":"#, title)];
+    let fields = [fields[0], fields[1], (r#","description":"#, description)];
     let capacity = fields
         .iter()
-        .map(|(key, value)| value.map_or(0, |value| key.len() + value.len() + 6))
+        .map(|(key, value)| value.map_or(0, |value| key.len() + value.len() + 2))
         .sum::<usize>()
-        + name.len()
-        + 32;
+        + 16;
     let mut head = Vec::with_capacity(capacity);
-    head.extend_from_slice(br#"{"name":"#);
-    serde_json::to_writer(&mut head, name).ok()?;
-    write_fields(&mut head, fields)?;
+    let mut spans = Some([None; 3]);
+    for (at, (key, value)) in fields.into_iter().enumerate() {
+        if let Some(value) = value {
+            head.extend_from_slice(key.as_bytes());
+            let start = head.len();
+            serde_json::to_writer(&mut head, value).ok()?;
+            // Written as `"` + the text + `"`: no escapes.
+            let plain = head.len() - start == value.len() + 2;
+            let span = (u32::try_from(start + 1).ok()).zip(u32::try_from(head.len() - 1).ok());
+            match (spans.as_mut().and_then(|spans| spans.get_mut(at)), span) {
+                (Some(slot), Some(span)) if plain => *slot = Some(span),
+                _ => spans = None,
+            }
+        }
+    }
     head.extend_from_slice(br#","inputSchema":"#);
-    String::from_utf8(head).ok().map(String::into_boxed_str)
+    let head = String::from_utf8(head).ok()?.into_boxed_str();
+    Some((head, spans))
 }
 
 /// Writes `,"<key>":<value>` for each field that has a value (keys that need no escapes),

@@ -274,13 +274,16 @@ fn searched_list(
             continue;
         };
         let index = |entries: &[Box<ListEntry>]| u32::try_from(entries.len()).unwrap_or(u32::MAX);
-        if search.0 == SearchMode::Add || pinned {
-            documents.push(EntryAt::Listed(index(&list)));
+        let at = if search.0 == SearchMode::Add || pinned {
+            let at = EntryAt::Listed(index(&list));
             list.push(entry);
+            at
         } else {
-            documents.push(EntryAt::Unlisted(index(&unlisted)));
+            let at = EntryAt::Unlisted(index(&unlisted));
             unlisted.push(entry);
-        }
+            at
+        };
+        documents.push((at, outcomes[i].searched.take()));
     }
     let search = ToolSearch::new(search, unlisted, documents);
     (list, Some(search))

@@ -16,6 +16,7 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use super::schema_keywords::{Ctx, SIMPLE_TYPES, keyword};
+use crate::text::Key;
 
 /// The annotation that mirrors an argument into `Mcp-Param-<Name>` (CONTRACT N6).
 const X_MCP_HEADER: &str = "x-mcp-header";
@@ -36,6 +37,10 @@ pub(super) struct Facts<'de> {
     pub(super) root_defs: Vec<Cow<'de, str>>,
     /// Every `pattern`.
     pub(super) patterns: Vec<Cow<'de, str>>,
+    /// The root's `properties` as a search reads them (CONTRACT S4).
+    pub(super) properties: Properties<'de>,
+    /// What of the root's `properties` the value being read is.
+    searched: Searched,
     /// The keys (or `type`/`required` names) of the objects and arrays being read, as a stack
     /// of frames, for finding a repeated one.
     seen: Vec<Cow<'de, str>>,
@@ -49,6 +54,30 @@ pub(super) struct Facts<'de> {
     /// The last string (key or value) read as a slice of the manifest's text: the address of
     /// its closing quote (just past its last byte), and the arrays and objects open around it.
     last_string: Option<(usize, usize)>,
+}
+
+/// A schema's root `properties`, in order: each name and its schema's `description` (when a
+/// string), as slices of the manifest's text, the texts a search reads (CONTRACT S4).
+#[derive(Debug, Default)]
+pub(super) struct Properties<'de> {
+    pub(super) noted: Vec<(&'de str, Option<&'de str>)>,
+    /// One of them is escaped text (decoded, not a slice): the search reads the schema's JSON
+    /// instead.
+    pub(super) escaped: bool,
+}
+
+/// What of the root's `properties` ([`Facts::properties`]) the value being read is.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum Searched {
+    /// Nothing a search reads.
+    #[default]
+    Nothing,
+    /// The root's `properties` object.
+    Properties,
+    /// A property's schema.
+    Property,
+    /// A property's `description`.
+    Description,
 }
 
 /// The most arrays and objects serde_json nests (its recursion limit, 128, counts down and
@@ -152,6 +181,12 @@ impl<'de> Check<'_, 'de> {
     fn string(self, value: Cow<'de, str>) {
         let facts = self.facts;
         facts.saw(&value);
+        if facts.searched == Searched::Description {
+            match (&value, facts.properties.noted.last_mut()) {
+                (Cow::Borrowed(text), Some(property)) => property.1 = Some(text),
+                _ => facts.properties.escaped = true,
+            }
+        }
         match self.ctx {
             Ctx::Any | Ctx::Text => {}
             Ctx::Type if SIMPLE_TYPES.contains(&value.as_ref()) => {}
@@ -263,6 +298,7 @@ impl<'de> Visitor<'de> for Check<'_, 'de> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         let facts = self.facts;
+        facts.searched = Searched::Nothing;
         let element = match self.ctx {
             Ctx::SchemaList => Ctx::Schema { root: false },
             Ctx::Type => Ctx::TypeName,
@@ -310,11 +346,29 @@ impl<'de> Visitor<'de> for Check<'_, 'de> {
             return Err(de::Error::custom("nested too deep"));
         }
         let frame = facts.seen.len();
+        // What a search reads (CONTRACT S4): the root's `properties`, each property's schema
+        // and its `description`, one level each.
+        let searched = std::mem::take(&mut facts.searched);
         while let Some(Key(key)) = map.next_key()? {
             facts.saw(&key);
             if key == X_MCP_HEADER {
                 facts.header_annotations = true;
             }
+            facts.searched = match searched {
+                Searched::Nothing if root && key == "properties" => {
+                    facts.properties.noted.clear();
+                    Searched::Properties
+                }
+                Searched::Properties => {
+                    match &key {
+                        Cow::Borrowed(name) => facts.properties.noted.push((name, None)),
+                        Cow::Owned(_) => facts.properties.escaped = true,
+                    }
+                    Searched::Property
+                }
+                Searched::Property if key == "description" => Searched::Description,
+                _ => Searched::Nothing,
+            };
             let value = match self.ctx {
                 Ctx::Schema { .. } => keyword_value(&key, root, facts),
                 Ctx::SchemaMap { root_defs } => {
@@ -332,6 +386,7 @@ impl<'de> Visitor<'de> for Check<'_, 'de> {
                 facts: &mut *facts,
             })?;
         }
+        facts.searched = Searched::Nothing;
         facts.seen.truncate(frame);
         facts.depth -= 1;
         Ok(())
@@ -347,26 +402,4 @@ fn keyword_value(key: &str, root: bool, facts: &mut Facts<'_>) -> Ctx {
         return Ctx::Any;
     }
     ctx
-}
-
-/// A key, borrowed from the text when it has no escapes.
-pub(super) struct Key<'de>(pub(super) Cow<'de, str>);
-
-impl<'de> de::Deserialize<'de> for Key<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct KeyVisitor;
-        impl<'de> Visitor<'de> for KeyVisitor {
-            type Value = Key<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a string key")
-            }
-            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Borrowed(v)))
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Owned(v.to_owned())))
-            }
-        }
-        deserializer.deserialize_str(KeyVisitor)
-    }
 }

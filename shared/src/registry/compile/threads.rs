@@ -10,6 +10,7 @@ use serde_json::value::RawValue;
 use super::problems::{ManifestProblem, Problems};
 use super::tool::{PublicTool, compile_tool};
 use crate::registry::Tool;
+use crate::registry::search::FieldSpans;
 use crate::registry::snapshot::ListEntry;
 
 /// Fewest tools for which compiling on more than one thread pays for starting the threads.
@@ -31,6 +32,8 @@ pub(super) struct CompiledTool {
     pub(super) tool: Option<(Arc<Tool>, bool)>,
     pub(super) problems: Vec<ManifestProblem>,
     pub(super) public: Option<Box<ListEntry>>,
+    /// Where the entry's searched texts lie, when the pass noted them (CONTRACT S4).
+    pub(super) searched: Option<FieldSpans>,
 }
 
 fn compile_one(tool: &Value, path: &str) -> CompiledTool {
@@ -46,6 +49,7 @@ fn compile_one(tool: &Value, path: &str) -> CompiledTool {
         tool: compiled.map(|(tool, is_active)| (Arc::new(tool), is_active)),
         problems: found.0,
         public,
+        searched: None,
     }
 }
 
@@ -63,6 +67,7 @@ fn compile_at(tools: ToolsInput<'_>, i: usize, tools_path: &str) -> CompiledTool
                     message: format!("is not JSON: {error}"),
                 }],
                 public: None,
+                searched: None,
             },
         },
     }

@@ -25,13 +25,15 @@ use super::header_params::header_params;
 use super::list_entry::{entry_head, entry_tail};
 use super::meta::compile_meta;
 use super::problems::Problems;
-use super::schema_check::{Facts, Key};
+use super::schema_check::Facts;
 use super::strict::{Strict, Text};
 use super::threads::CompiledTool;
 use super::tool::is_tool_name;
 use crate::registry::lazy_validator::SchemaText;
+use crate::registry::search::FieldSpans;
 use crate::registry::snapshot::ListEntry;
 use crate::registry::{LazyValidator, Tool};
+use crate::text::Key;
 
 /// A tool as the pass read it. `None` for a tool that is not an object.
 pub(super) struct StreamedTool<'de>(Option<Box<ToolDraft<'de>>>);
@@ -237,13 +239,19 @@ fn validator(
 
 impl StreamedTool<'_> {
     /// Completes the checks (name, fields' types, `x-mcp-header`, `_meta`; the schemas were
-    /// read with the tool) and builds the tool and its entry. `manifest` is the manifest's
-    /// text, which the schemas' texts are slices of.
-    pub(super) fn finish(self, patterns: &mut CheckedPatterns, manifest: &Bytes) -> Finished {
+    /// read with the tool) and builds the tool and its entry, with where its searched texts
+    /// lie when `searched` (CONTRACT S4). `manifest` is the manifest's text, which the
+    /// schemas' texts are slices of.
+    pub(super) fn finish(
+        self,
+        patterns: &mut CheckedPatterns,
+        manifest: &Bytes,
+        searched: bool,
+    ) -> Finished {
         let Some(draft) = self.0 else {
             return Finished::Unproven;
         };
-        match draft.compile(patterns, manifest) {
+        match draft.compile(patterns, manifest, searched) {
             Some(tool) => Finished::Compiled(tool),
             None => Finished::Unproven,
         }
@@ -251,7 +259,12 @@ impl StreamedTool<'_> {
 }
 
 impl ToolDraft<'_> {
-    fn compile(&self, patterns: &mut CheckedPatterns, manifest: &Bytes) -> Option<CompiledTool> {
+    fn compile(
+        &self,
+        patterns: &mut CheckedPatterns,
+        manifest: &Bytes,
+        searched: bool,
+    ) -> Option<CompiledTool> {
         // A field that must be a string and is not: the full check names it.
         let not_text = [&self.name, &self.title, &self.description]
             .into_iter()
@@ -314,15 +327,22 @@ impl ToolDraft<'_> {
             return None;
         }
         let meta = meta?;
-        let entry = if meta.active {
-            Some(Box::new(ListEntry::Parts {
-                head: entry_head(name, title, description)?,
+        let (entry, searched) = if meta.active {
+            let (head, head_fields) = entry_head(name, title, description)?;
+            // Where the search's texts lie (CONTRACT S4); escaped ones are read from the JSON.
+            let properties = &input.facts.properties;
+            let searched = head_fields
+                .filter(|_| searched && !properties.escaped)
+                .and_then(|head| FieldSpans::new(head, input_raw, &properties.noted));
+            let entry = Box::new(ListEntry::Parts {
+                head,
                 input_schema: input_text,
                 output_schema: output_text,
                 tail: entry_tail(self.annotations.as_ref(), self.icons.as_ref())?,
-            }))
+            });
+            (Some(entry), searched)
         } else {
-            None
+            (None, None)
         };
         let tool = Tool {
             name: name.to_owned(),
@@ -343,6 +363,7 @@ impl ToolDraft<'_> {
             tool: Some((Arc::new(tool), meta.active)),
             problems: Vec::new(),
             public: entry,
+            searched,
         })
     }
 }

@@ -8,6 +8,32 @@ use std::fmt;
 use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
+use super::spans::Field;
+use crate::text::Key;
+
+/// Gives each searched text of a tool's entry (`text`, its JSON) to `out`, in the entry's
+/// order: name, title, description, then each root property's name and description (text
+/// that is not JSON, which the load never writes, has none).
+pub(super) fn each_field(text: &[u8], out: &mut dyn FnMut(Field, &str)) {
+    let entry: Entry<'_> = serde_json::from_slice(text).unwrap_or_default();
+    let fields = [
+        (&entry.name, Field::Name),
+        (&entry.title, Field::Title),
+        (&entry.description, Field::Description),
+    ];
+    for (text, field) in fields {
+        if let Some(text) = &text.0 {
+            out(field, text);
+        }
+    }
+    for (name, description) in &entry.input_schema.0 {
+        out(Field::PropertyName, name);
+        if let Some(text) = &description.0 {
+            out(Field::PropertyDescription, text);
+        }
+    }
+}
+
 /// A tool's searched fields.
 #[derive(Default, Deserialize)]
 pub(super) struct Entry<'a> {
@@ -124,7 +150,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Properties<'a> {
             read_past_strings!();
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
                 let mut properties = Properties::default();
-                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
                     if let Some(list) =
                         member::<A, PropertyList<'de>>(&mut map, key == "properties")?
                     {
@@ -147,7 +173,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for PropertyList<'a> {
             read_past_strings!();
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
                 let mut list = PropertyList::default();
-                while let Some(name) = map.next_key::<Cow<'de, str>>()? {
+                while let Some(Key(name)) = map.next_key::<Key<'de>>()? {
                     let schema = map.next_value::<PropertySchema<'de>>()?;
                     list.0.push((name, schema.0));
                 }
@@ -167,7 +193,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for PropertySchema<'a> {
             read_past_strings!();
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
                 let mut schema = PropertySchema::default();
-                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
                     if let Some(text) = member::<A, Text<'de>>(&mut map, key == "description")? {
                         schema.0 = text;
                     }

@@ -11,109 +11,186 @@
 
 use std::collections::HashMap;
 
-use super::entry_fields::Entry;
+use super::spans::Field;
 use super::tokens::{Scratch, each_term, terms};
 
 const K1: f32 = 1.2;
 const B: f32 = 0.75;
 
-/// The weights of a tool's fields (CONTRACT S4).
-const NAME: f32 = 3.0;
-const TITLE: f32 = 2.0;
-const DESCRIPTION: f32 = 1.0;
-const PROPERTY_NAME: f32 = 1.5;
-const PROPERTY_DESCRIPTION: f32 = 1.0;
+/// The weight of a tool's field (CONTRACT S4).
+fn weight(field: Field) -> f32 {
+    match field {
+        Field::Name => 3.0,
+        Field::Title => 2.0,
+        Field::Description | Field::PropertyDescription => 1.0,
+        Field::PropertyName => 1.5,
+    }
+}
 
 /// Term texts to their ids. The terms come from the manifest (the route's own tools) and a
-/// query only looks them up, so a fast hasher is safe here.
-type TermIds = HashMap<Box<str>, u32, foldhash::fast::RandomState>;
+/// query only looks them up, so a fast hasher is safe here. A term of at most 16 bytes (most
+/// of them) is keyed by its bytes in one `u128`, zero-padded (a term holds no NUL), which
+/// compares without a call and keeps no string of its own.
+#[derive(Debug, Default)]
+struct TermIds {
+    short: HashMap<u128, u32, foldhash::fast::RandomState>,
+    long: HashMap<Box<str>, u32, foldhash::fast::RandomState>,
+}
+
+/// The key of a term of at most 16 bytes.
+fn short_key(term: &str) -> Option<u128> {
+    let bytes = term.as_bytes();
+    let mut key = [0_u8; 16];
+    key.get_mut(..bytes.len())?.copy_from_slice(bytes);
+    Some(u128::from_le_bytes(key))
+}
+
+impl TermIds {
+    fn get(&self, term: &str) -> Option<u32> {
+        match short_key(term) {
+            Some(key) => self.short.get(&key).copied(),
+            None => self.long.get(term).copied(),
+        }
+    }
+
+    /// The id of `term`, given `next` when it is new.
+    fn get_or_insert(&mut self, term: &str, next: u32) -> u32 {
+        if let Some(key) = short_key(term) {
+            return *self.short.entry(key).or_insert(next);
+        }
+        if let Some(&id) = self.long.get(term) {
+            return id;
+        }
+        self.long.insert(term.into(), next);
+        next
+    }
+}
 
 /// An inverted index over a route's tools.
 #[derive(Debug, Default)]
 pub(crate) struct SearchIndex {
-    /// Each term's id: its place in `postings`.
+    /// Each term's id.
     ids: TermIds,
-    /// For each term, the documents it occurs in (ascending) with its weighted frequency there.
-    postings: Vec<Vec<(u32, f32)>>,
+    /// Where each term's postings start in `postings`: term `t`'s are
+    /// `postings[starts[t]..starts[t + 1]]`.
+    starts: Vec<u32>,
+    /// The postings of every term, term after term: the documents it occurs in (ascending),
+    /// each with the term's weighted frequency there.
+    postings: Vec<(u32, f32)>,
     /// Each document's weighted length.
     lengths: Vec<f32>,
     /// The mean of `lengths`.
     mean_length: f32,
 }
 
+/// The index being built: each term's occurrences, document by document.
+#[derive(Default)]
+struct Builder {
+    ids: TermIds,
+    /// For each term, the last document it occurred in and that posting's place in
+    /// `occurrences`.
+    last: Vec<(u32, u32)>,
+    /// Each (term, document) pair met, in document order, with its weighted frequency.
+    occurrences: Vec<(u32, u32, f32)>,
+}
+
+impl Builder {
+    /// Adds one occurrence of `term` in `doc`, the last document added so far.
+    fn add(&mut self, term: &str, doc: u32, weight: f32) {
+        let next = u32::try_from(self.last.len()).unwrap_or(u32::MAX);
+        let id = self.ids.get_or_insert(term, next);
+        if id == next {
+            self.last.push((u32::MAX, 0));
+        }
+        let Some(last) = self.last.get_mut(id as usize) else {
+            return;
+        };
+        if last.0 == doc {
+            if let Some(occurrence) = self.occurrences.get_mut(last.1 as usize) {
+                occurrence.2 += weight;
+            }
+        } else {
+            *last = (
+                doc,
+                u32::try_from(self.occurrences.len()).unwrap_or(u32::MAX),
+            );
+            self.occurrences.push((id, doc, weight));
+        }
+    }
+
+    /// The postings grouped by term (a counting sort, which keeps each term's documents in
+    /// order).
+    fn finish(self, lengths: Vec<f32>, mean_length: f32) -> SearchIndex {
+        let mut starts = vec![0_u32; self.last.len() + 1];
+        for &(term, ..) in &self.occurrences {
+            starts[term as usize + 1] += 1;
+        }
+        for t in 1..starts.len() {
+            starts[t] += starts[t - 1];
+        }
+        let mut next = starts.clone();
+        let mut postings = vec![(0_u32, 0.0_f32); self.occurrences.len()];
+        for &(term, doc, frequency) in &self.occurrences {
+            let at = &mut next[term as usize];
+            postings[*at as usize] = (doc, frequency);
+            *at += 1;
+        }
+        SearchIndex {
+            ids: self.ids,
+            starts,
+            postings,
+            lengths,
+            mean_length,
+        }
+    }
+}
+
 impl SearchIndex {
-    /// The index of `count` documents, each a tool's `tools/list` entry as JSON text that
-    /// `write(doc, buffer)` appends to an empty buffer, in list order (an entry that is not
-    /// JSON, which the load never writes, is a document with no terms).
+    /// The index of `count` documents, each a tool whose searched texts `fields(doc, buffer,
+    /// out)` gives to `out` (`buffer` an empty buffer it may use), in list order.
     ///
-    /// One pass: each entry's searched fields are read borrowed from its text (nothing else
-    /// is built), each term is given its id on first sight and added to its posting list
-    /// without being allocated again (docs/performance.md "Tool search": about 21 ms at one
-    /// core for the search bench's 10,000 tools, about twice that for richer input schemas).
+    /// One pass: each text is split into terms where it lies, each term is given its id on
+    /// first sight, and the postings are grouped by term at the end (docs/performance.md
+    /// "Tool search").
     #[expect(
         clippy::cast_precision_loss,
         reason = "a route's tool count is far below f32's 2^24 exact integers"
     )]
-    pub(crate) fn build(count: usize, mut write: impl FnMut(usize, &mut Vec<u8>)) -> Self {
-        let mut index = Self::default();
+    pub(crate) fn build(
+        count: usize,
+        mut fields: impl FnMut(usize, &mut Vec<u8>, &mut dyn FnMut(Field, &str)),
+    ) -> Self {
+        let mut builder = Builder::default();
+        let mut lengths = Vec::with_capacity(count);
         let mut scratch = Scratch::default();
-        let mut text = Vec::new();
+        let mut buffer = Vec::new();
         for at in 0..count {
-            text.clear();
-            write(at, &mut text);
+            buffer.clear();
             let doc = u32::try_from(at).unwrap_or(u32::MAX);
-            let entry: Entry<'_> = serde_json::from_slice(&text).unwrap_or_default();
             let mut length = 0.0;
-            let mut add = |text: &str, weight: f32, scratch: &mut Scratch| {
-                each_term(text, scratch, &mut |term| {
+            fields(at, &mut buffer, &mut |field, text| {
+                let weight = weight(field);
+                each_term(text, &mut scratch, &mut |term| {
                     length += weight;
-                    index.add(term, doc, weight);
+                    builder.add(term, doc, weight);
                 });
-            };
-            let fields = [
-                (&entry.name, NAME),
-                (&entry.title, TITLE),
-                (&entry.description, DESCRIPTION),
-            ];
-            for (field, weight) in fields {
-                if let Some(text) = &field.0 {
-                    add(text, weight, &mut scratch);
-                }
-            }
-            for (name, description) in &entry.input_schema.0 {
-                add(name, PROPERTY_NAME, &mut scratch);
-                if let Some(text) = &description.0 {
-                    add(text, PROPERTY_DESCRIPTION, &mut scratch);
-                }
-            }
-            index.lengths.push(length);
+            });
+            lengths.push(length);
         }
-        let total: f32 = index.lengths.iter().sum();
-        index.mean_length = if index.lengths.is_empty() {
+        let total: f32 = lengths.iter().sum();
+        let mean_length = if lengths.is_empty() {
             0.0
         } else {
-            total / index.lengths.len() as f32
+            total / lengths.len() as f32
         };
-        index
+        builder.finish(lengths, mean_length)
     }
 
-    /// Adds one occurrence of `term` in `doc`, the last document added so far.
-    fn add(&mut self, term: &str, doc: u32, weight: f32) {
-        let id = if let Some(&id) = self.ids.get(term) {
-            id
-        } else {
-            let id = u32::try_from(self.postings.len()).unwrap_or(u32::MAX);
-            self.ids.insert(term.into(), id);
-            self.postings.push(Vec::new());
-            id
-        };
-        let Some(postings) = self.postings.get_mut(id as usize) else {
-            return;
-        };
-        match postings.last_mut() {
-            Some((last, frequency)) if *last == doc => *frequency += weight,
-            _ => postings.push((doc, weight)),
-        }
+    /// The postings of the term with id `id`.
+    fn postings(&self, id: u32) -> Option<&[(u32, f32)]> {
+        let start = *self.starts.get(id as usize)? as usize;
+        let end = *self.starts.get(id as usize + 1)? as usize;
+        self.postings.get(start..end)
     }
 
     /// The documents that match `query`, best first (ties in list order), at most `limit`.
@@ -129,8 +206,7 @@ impl SearchIndex {
         let count = self.lengths.len() as f32;
         let mut scores = vec![0.0_f32; self.lengths.len()];
         for word in &words {
-            let Some(postings) =
-                (self.ids.get(word.as_str())).and_then(|&id| self.postings.get(id as usize))
+            let Some(postings) = (self.ids.get(word.as_str())).and_then(|id| self.postings(id))
             else {
                 continue;
             };

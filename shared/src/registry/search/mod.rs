@@ -3,6 +3,7 @@
 
 mod entry_fields;
 mod index;
+mod spans;
 mod tokens;
 
 use std::sync::OnceLock;
@@ -10,6 +11,8 @@ use std::sync::OnceLock;
 use serde_json::value::RawValue;
 
 use self::index::SearchIndex;
+use self::spans::Field;
+pub(crate) use self::spans::{FieldSpans, Span};
 use super::snapshot::{ListEntry, Route};
 
 /// The search tool's name (CONTRACT S2).
@@ -62,8 +65,9 @@ pub struct ToolSearch {
         reason = "the entries are moved here from the load's boxes, as the route's list keeps them"
     )]
     pub(crate) unlisted: Vec<Box<ListEntry>>,
-    /// Every searched tool's entry, in manifest order.
-    pub(crate) documents: Vec<EntryAt>,
+    /// Every searched tool's entry, in manifest order, with where its searched texts lie
+    /// when the load noted them (else the first search reads them from the entry's JSON).
+    pub(crate) documents: Vec<(EntryAt, Option<FieldSpans>)>,
     index: OnceLock<SearchIndex>,
 }
 
@@ -75,7 +79,7 @@ impl ToolSearch {
     pub(crate) fn new(
         (mode, max_results): (SearchMode, usize),
         unlisted: Vec<Box<ListEntry>>,
-        documents: Vec<EntryAt>,
+        documents: Vec<(EntryAt, Option<FieldSpans>)>,
     ) -> Self {
         Self {
             mode,
@@ -105,6 +109,29 @@ impl ToolSearch {
         }
     }
 
+    /// Gives each searched text of document `doc` to `out`, in the entry's order (CONTRACT
+    /// S4): read where the load noted them, else from the entry's JSON, written into `buffer`.
+    fn each_field(
+        &self,
+        route: &Route,
+        doc: usize,
+        buffer: &mut Vec<u8>,
+        out: &mut dyn FnMut(Field, &str),
+    ) {
+        let Some((at, spans)) = self.documents.get(doc) else {
+            return;
+        };
+        let Some(entry) = self.entry(route, *at) else {
+            return;
+        };
+        if let (Some(spans), [head, schema, ..]) = (spans, entry.pieces()) {
+            spans.each(head, schema, out);
+        } else {
+            write_searched(entry, buffer);
+            entry_fields::each_field(buffer, out);
+        }
+    }
+
     /// The result `{"tools":[…]}` of a search of `route` for `query`: at most `limit` entries,
     /// best first, each as `tools/list` writes it (CONTRACT S3, S4). The index is built on the
     /// first search of the instance. With `keep`, only the tools it accepts (by name) are
@@ -118,11 +145,8 @@ impl ToolSearch {
         keep: Option<&dyn Fn(&str) -> bool>,
     ) -> Vec<u8> {
         let index = self.index.get_or_init(|| {
-            SearchIndex::build(self.documents.len(), |doc, text| {
-                if let Some(entry) = (self.documents.get(doc)).and_then(|&at| self.entry(route, at))
-                {
-                    entry.write_to(text);
-                }
+            SearchIndex::build(self.documents.len(), |doc, buffer, out| {
+                self.each_field(route, doc, buffer, out);
             })
         });
         let mut out = Vec::with_capacity(1024);
@@ -133,7 +157,7 @@ impl ToolSearch {
             .filter_map(|doc| {
                 self.documents
                     .get(doc)
-                    .and_then(|&at| self.entry(route, at))
+                    .and_then(|&(at, _)| self.entry(route, at))
             })
             .filter(|entry| keep.is_none_or(|keep| entry.name().is_some_and(|name| keep(&name))))
             .take(limit);
@@ -147,3 +171,18 @@ impl ToolSearch {
         out
     }
 }
+
+/// Appends to `out` the fields of `entry` up to and with its `inputSchema`, and the closing
+/// `}`: the fields a search reads (CONTRACT S4), without the output schema, annotations and
+/// icons (a whole entry when it is kept as one text, whose later pieces are empty).
+fn write_searched(entry: &ListEntry, out: &mut Vec<u8>) {
+    let [head, input_schema, ..] = entry.pieces();
+    out.extend_from_slice(head);
+    if !input_schema.is_empty() {
+        out.extend_from_slice(input_schema);
+        out.push(b'}');
+    }
+}
+
+#[cfg(test)]
+mod spans_tests;

@@ -98,24 +98,69 @@ pub(crate) fn terms(text: &str, out: &mut Vec<String>) {
 }
 
 /// Gives each term of `text` to `out`, in order (with repeats), borrowed from `text` or from
-/// `scratch`.
+/// `scratch`. ASCII is classed byte by byte; other characters are decoded where they occur.
 pub(crate) fn each_term(text: &str, scratch: &mut Scratch, out: &mut impl FnMut(&str)) {
+    let bytes = text.as_bytes();
+    if bytes.is_ascii() {
+        // The common case: runs of letters and digits between separators, byte by byte.
+        let mut at = 0;
+        while at < bytes.len() {
+            let start = at
+                + bytes[at..]
+                    .iter()
+                    .take_while(|b| !b.is_ascii_alphanumeric())
+                    .count();
+            at = start
+                + bytes[start..]
+                    .iter()
+                    .take_while(|b| b.is_ascii_alphanumeric())
+                    .count();
+            if start < at {
+                ascii_terms(&text[start..at], scratch, out);
+            }
+        }
+        return;
+    }
     let mut start = 0;
     let mut run_class = Class::Other;
-    for (i, c) in text.char_indices() {
-        let next = class(c);
+    let mut run_ascii = true;
+    let mut at = 0;
+    while let Some(&byte) = bytes.get(at) {
+        let (next, width) = if byte.is_ascii() {
+            let class = if byte.is_ascii_alphanumeric() {
+                Class::Spaced
+            } else {
+                Class::Other
+            };
+            (class, 1)
+        } else {
+            let c = text[at..]
+                .chars()
+                .next()
+                .unwrap_or(char::REPLACEMENT_CHARACTER);
+            (class(c), c.len_utf8())
+        };
         if next != run_class {
-            run_terms(&text[start..i], run_class, scratch, out);
-            start = i;
+            run_terms(&text[start..at], run_class, run_ascii, scratch, out);
+            start = at;
             run_class = next;
+            run_ascii = true;
         }
+        run_ascii &= width == 1;
+        at += width;
     }
-    run_terms(&text[start..], run_class, scratch, out);
+    run_terms(&text[start..], run_class, run_ascii, scratch, out);
 }
 
-fn run_terms(run: &str, class: Class, scratch: &mut Scratch, out: &mut impl FnMut(&str)) {
+fn run_terms(
+    run: &str,
+    class: Class,
+    ascii: bool,
+    scratch: &mut Scratch,
+    out: &mut impl FnMut(&str),
+) {
     match class {
-        Class::Spaced if run.is_ascii() => ascii_terms(run.as_bytes(), scratch, out),
+        Class::Spaced if ascii => ascii_terms(run, scratch, out),
         Class::Spaced => spaced_terms(run, scratch, out),
         Class::Unspaced => unspaced_terms(run, out),
         Class::Other => {}
@@ -123,17 +168,23 @@ fn run_terms(run: &str, class: Class, scratch: &mut Scratch, out: &mut impl FnMu
 }
 
 /// The terms of a run of ASCII letters and digits: [`spaced_terms`] on bytes.
-fn ascii_terms(run: &[u8], scratch: &mut Scratch, out: &mut impl FnMut(&str)) {
+fn ascii_terms(run: &str, scratch: &mut Scratch, out: &mut impl FnMut(&str)) {
+    let bytes = run.as_bytes();
+    if bytes.iter().all(u8::is_ascii_lowercase) {
+        // One lower-case word (most of a description): no parts, nothing to lower-case.
+        push_word(run, out);
+        return;
+    }
     let mut start = 0;
     let mut parts = 0;
-    for i in 1..=run.len() {
-        let boundary = i == run.len() || {
-            let (before, here) = (run[i - 1], run[i]);
+    for i in 1..=bytes.len() {
+        let boundary = i == bytes.len() || {
+            let (before, here) = (bytes[i - 1], bytes[i]);
             (before.is_ascii_lowercase() && here.is_ascii_uppercase())
                 || (before.is_ascii_alphabetic() != here.is_ascii_alphabetic())
                 || (before.is_ascii_uppercase()
                     && here.is_ascii_uppercase()
-                    && run.get(i + 1).is_some_and(u8::is_ascii_lowercase))
+                    && bytes.get(i + 1).is_some_and(u8::is_ascii_lowercase))
         };
         if boundary {
             ascii_word(&run[start..i], scratch, out);
@@ -146,12 +197,17 @@ fn ascii_terms(run: &[u8], scratch: &mut Scratch, out: &mut impl FnMut(&str)) {
     }
 }
 
-fn ascii_word(bytes: &[u8], scratch: &mut Scratch, out: &mut impl FnMut(&str)) {
-    scratch.word.clear();
-    scratch
-        .word
-        .extend(bytes.iter().map(|b| char::from(b.to_ascii_lowercase())));
-    push_word(&scratch.word, out);
+/// An ASCII word as a term: borrowed when it is lower-case already, else lower-cased into
+/// `scratch`.
+fn ascii_word(word: &str, scratch: &mut Scratch, out: &mut impl FnMut(&str)) {
+    if word.bytes().any(|b| b.is_ascii_uppercase()) {
+        scratch.word.clear();
+        scratch.word.push_str(word);
+        scratch.word.make_ascii_lowercase();
+        push_word(&scratch.word, out);
+    } else {
+        push_word(word, out);
+    }
 }
 
 /// The terms of a run of a spaced script: its camelCase and letter/digit parts, and the whole.
@@ -187,11 +243,12 @@ fn spaced_terms(run: &str, scratch: &mut Scratch, out: &mut impl FnMut(&str)) {
 
 /// A lower-cased word as a term: without a plural `s`, unless it is a function word.
 fn push_word(word: &str, out: &mut impl FnMut(&str)) {
-    if is_stop_word(word) {
+    // The longest function word has six letters.
+    if word.len() <= 6 && is_stop_word(word) {
         return;
     }
     let stem = match word.strip_suffix('s') {
-        Some(stem) if word.chars().count() >= 4 && !stem.ends_with('s') => stem,
+        Some(stem) if word.len() >= 4 && word.chars().count() >= 4 && !stem.ends_with('s') => stem,
         _ => word,
     };
     out(stem);
