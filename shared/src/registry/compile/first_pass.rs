@@ -118,7 +118,7 @@ impl<'de, 'm: 'de> ToolReader<'de> for Finishing<'m> {
         tool: D,
         around: usize,
     ) -> Result<Self::Tool, D::Error> {
-        let read = StreamedTool::read(tool, self.text, around)?;
+        let read = StreamedTool::read(tool, self.text, around, self.searched)?;
         match read.finish(&mut self.patterns, self.manifest, self.searched) {
             Finished::Compiled(tool) => Ok(Some(tool)),
             Finished::Unproven => Ok(None),

@@ -60,6 +60,8 @@ pub(super) struct Facts<'de> {
 /// string), as slices of the manifest's text, the texts a search reads (CONTRACT S4).
 #[derive(Debug, Default)]
 pub(super) struct Properties<'de> {
+    /// Whether they are noted at all.
+    wanted: bool,
     pub(super) noted: Vec<(&'de str, Option<&'de str>)>,
     /// One of them is escaped text (decoded, not a slice): the search reads the schema's JSON
     /// instead.
@@ -86,7 +88,8 @@ pub(super) const MAX_DEPTH: usize = 127;
 
 impl<'de> Facts<'de> {
     /// Reads a schema (a JSON value inside `around` arrays and objects of the manifest) from
-    /// the manifest's parse, and what it holds.
+    /// the manifest's parse, and what it holds; with its root properties' texts when
+    /// `searched` (CONTRACT S4).
     ///
     /// # Errors
     /// The parse's error: text a `Value` parse of the manifest refuses (the checker itself
@@ -94,10 +97,15 @@ impl<'de> Facts<'de> {
     pub(super) fn read<D: Deserializer<'de>>(
         deserializer: D,
         around: usize,
+        searched: bool,
     ) -> Result<Self, D::Error> {
         let mut facts = Facts {
             depth: around,
             around,
+            properties: Properties {
+                wanted: searched,
+                ..Properties::default()
+            },
             ..Facts::default()
         };
         Check {
@@ -355,8 +363,10 @@ impl<'de> Visitor<'de> for Check<'_, 'de> {
                 facts.header_annotations = true;
             }
             facts.searched = match searched {
+                _ if !facts.properties.wanted => Searched::Nothing,
                 Searched::Nothing if root && key == "properties" => {
                     facts.properties.noted.clear();
+                    facts.properties.noted.reserve(8);
                     Searched::Properties
                 }
                 Searched::Properties => {

@@ -109,11 +109,11 @@ fn t4_a_schema_that_is_not_an_object_or_array_has_no_text_place() {
     let text = r#"{"inputSchema":"x","outputSchema":{"type":"object"}}"#;
     let start = text.find("\"x\"").unwrap();
     let mut value = serde_json::Deserializer::from_str(&text[start..start + 3]);
-    let facts = Facts::read(&mut value, 1).unwrap();
+    let facts = Facts::read(&mut value, 1, false).unwrap();
     assert_eq!(facts.text_end(text, start), None);
     let object = text.find("{\"type\"").unwrap();
     let mut value = serde_json::Deserializer::from_str(&text[object..text.len() - 1]);
-    let facts = Facts::read(&mut value, 1).unwrap();
+    let facts = Facts::read(&mut value, 1, false).unwrap();
     assert_eq!(facts.text_end(text, object), Some(text.len() - 1));
 }
 

@@ -69,13 +69,15 @@ struct SchemaSeed<'de> {
     text: &'de str,
     key_end: Option<usize>,
     around: usize,
+    /// Whether the root properties' texts are noted for a search (CONTRACT S4).
+    searched: bool,
 }
 
 impl<'de> DeserializeSeed<'de> for SchemaSeed<'de> {
     type Value = Schema<'de>;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Schema<'de>, D::Error> {
-        let facts = Facts::read(deserializer, self.around)?;
+        let facts = Facts::read(deserializer, self.around, self.searched)?;
         let bytes = self.text.as_bytes();
         // After the key: its closing quote, white space, `:` and white space.
         let start = self.key_end.and_then(|end| {
@@ -100,7 +102,8 @@ fn json_space(bytes: &[u8]) -> usize {
 }
 
 impl<'de> StreamedTool<'de> {
-    /// Reads a tool of the manifest's `text`, inside `around` arrays and objects of it.
+    /// Reads a tool of the manifest's `text`, inside `around` arrays and objects of it, noting
+    /// where its searched texts lie when `searched` (CONTRACT S4).
     ///
     /// # Errors
     /// The parse's error: text a `Value` parse of the manifest refuses.
@@ -108,8 +111,13 @@ impl<'de> StreamedTool<'de> {
         deserializer: D,
         text: &'de str,
         around: usize,
+        searched: bool,
     ) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(ToolVisitor { text, around })
+        deserializer.deserialize_any(ToolVisitor {
+            text,
+            around,
+            searched,
+        })
     }
 }
 
@@ -117,6 +125,8 @@ impl<'de> StreamedTool<'de> {
 struct ToolVisitor<'de> {
     text: &'de str,
     around: usize,
+    /// Whether a route may search the tool: its input schema's searched texts are noted.
+    searched: bool,
 }
 
 /// Sets a field, noting a repeat; the value it replaces.
@@ -160,11 +170,13 @@ impl<'de> Visitor<'de> for ToolVisitor<'de> {
                         Cow::Borrowed(key) => Some(key.as_ptr() as usize + key.len()),
                         Cow::Owned(_) => None,
                     };
+                    let searched = self.searched && key == "inputSchema";
                     let schema = map.next_value_seed(SchemaSeed {
                         text: self.text,
                         key_end,
                         // The schema is inside the tool.
                         around: self.around,
+                        searched,
                     })?;
                     drop(set(field, schema, repeated));
                 }

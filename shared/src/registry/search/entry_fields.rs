@@ -8,13 +8,14 @@ use std::fmt;
 use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
+use super::index::Text as Read;
 use super::spans::Field;
 use crate::text::Key;
 
 /// Gives each searched text of a tool's entry (`text`, its JSON) to `out`, in the entry's
 /// order: name, title, description, then each root property's name and description (text
 /// that is not JSON, which the load never writes, has none).
-pub(super) fn each_field(text: &[u8], out: &mut dyn FnMut(Field, &str)) {
+pub(super) fn each_field<'a>(text: &[u8], out: &mut dyn FnMut(Field, Read<'a, '_>)) {
     let entry: Entry<'_> = serde_json::from_slice(text).unwrap_or_default();
     let fields = [
         (&entry.name, Field::Name),
@@ -23,13 +24,13 @@ pub(super) fn each_field(text: &[u8], out: &mut dyn FnMut(Field, &str)) {
     ];
     for (text, field) in fields {
         if let Some(text) = &text.0 {
-            out(field, text);
+            out(field, Read::Read(text));
         }
     }
     for (name, description) in &entry.input_schema.0 {
-        out(Field::PropertyName, name);
+        out(Field::PropertyName, Read::Read(name));
         if let Some(text) = &description.0 {
-            out(Field::PropertyDescription, text);
+            out(Field::PropertyDescription, Read::Read(text));
         }
     }
 }

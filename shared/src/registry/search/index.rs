@@ -69,79 +69,96 @@ impl TermIds {
 /// An inverted index over a route's tools.
 #[derive(Debug, Default)]
 pub(crate) struct SearchIndex {
-    /// Each term's id.
+    /// Each term's id: its place in `postings`.
     ids: TermIds,
-    /// Where each term's postings start in `postings`: term `t`'s are
-    /// `postings[starts[t]..starts[t + 1]]`.
-    starts: Vec<u32>,
-    /// The postings of every term, term after term: the documents it occurs in (ascending),
-    /// each with the term's weighted frequency there.
-    postings: Vec<(u32, f32)>,
+    /// For each term, the documents it occurs in (ascending) with its weighted frequency there.
+    postings: Vec<Vec<(u32, f32)>>,
     /// Each document's weighted length.
     lengths: Vec<f32>,
     /// The mean of `lengths`.
     mean_length: f32,
 }
 
-/// The index being built: each term's occurrences, document by document.
-#[derive(Default)]
-struct Builder {
-    ids: TermIds,
-    /// For each term, the last document it occurred in and that posting's place in
-    /// `occurrences`.
-    last: Vec<(u32, u32)>,
-    /// Each (term, document) pair met, in document order, with its weighted frequency.
-    occurrences: Vec<(u32, u32, f32)>,
+/// A searched text as the index's builder is given it.
+#[derive(Clone, Copy)]
+pub(crate) enum Text<'a, 'b> {
+    /// A text that lives as long as the build (a slice of a tool's entry): split once however
+    /// often it repeats.
+    Kept(&'a str),
+    /// A text read for one document only (decoded from its entry's JSON).
+    Read(&'b str),
 }
 
-impl Builder {
-    /// Adds one occurrence of `term` in `doc`, the last document added so far.
-    fn add(&mut self, term: &str, doc: u32, weight: f32) {
-        let next = u32::try_from(self.last.len()).unwrap_or(u32::MAX);
-        let id = self.ids.get_or_insert(term, next);
+/// The index being built.
+#[derive(Default)]
+struct Builder<'a> {
+    index: SearchIndex,
+    /// The kept texts split so far (property names and descriptions repeat from tool to
+    /// tool), each with where its terms' ids are in `split`.
+    texts: HashMap<&'a str, (u32, u32), foldhash::fast::RandomState>,
+    /// The ids of the terms of `texts`, text after text.
+    split: Vec<u32>,
+    scratch: Scratch,
+}
+
+impl<'a> Builder<'a> {
+    /// The id of `term`, given on first sight.
+    fn id(index: &mut SearchIndex, term: &str) -> u32 {
+        let next = u32::try_from(index.postings.len()).unwrap_or(u32::MAX);
+        let id = index.ids.get_or_insert(term, next);
         if id == next {
-            self.last.push((u32::MAX, 0));
+            index.postings.push(Vec::new());
         }
-        let Some(last) = self.last.get_mut(id as usize) else {
-            return;
-        };
-        if last.0 == doc {
-            if let Some(occurrence) = self.occurrences.get_mut(last.1 as usize) {
-                occurrence.2 += weight;
-            }
-        } else {
-            *last = (
-                doc,
-                u32::try_from(self.occurrences.len()).unwrap_or(u32::MAX),
-            );
-            self.occurrences.push((id, doc, weight));
-        }
+        id
     }
 
-    /// The postings grouped by term (a counting sort, which keeps each term's documents in
-    /// order).
-    fn finish(self, lengths: Vec<f32>, mean_length: f32) -> SearchIndex {
-        let mut starts = vec![0_u32; self.last.len() + 1];
-        for &(term, ..) in &self.occurrences {
-            starts[term as usize + 1] += 1;
+    /// Adds the terms of `text` to `doc`, the last document added so far, each with `weight`;
+    /// their count.
+    fn add_text(&mut self, text: Text<'a, '_>, doc: u32, weight: f32) -> u32 {
+        let index = &mut self.index;
+        let kept = match text {
+            Text::Kept(text) => text,
+            Text::Read(text) => {
+                let mut count = 0;
+                each_term(text, &mut self.scratch, &mut |term| {
+                    let id = Self::id(index, term);
+                    add(index, id, doc, weight);
+                    count += 1;
+                });
+                return count;
+            }
+        };
+        let (start, end) = if let Some(&range) = self.texts.get(kept) {
+            range
+        } else {
+            let start = u32::try_from(self.split.len()).unwrap_or(u32::MAX);
+            let split = &mut self.split;
+            each_term(kept, &mut self.scratch, &mut |term| {
+                split.push(Self::id(index, term));
+            });
+            let end = u32::try_from(split.len()).unwrap_or(u32::MAX);
+            self.texts.insert(kept, (start, end));
+            (start, end)
+        };
+        for &id in self
+            .split
+            .get(start as usize..end as usize)
+            .unwrap_or_default()
+        {
+            add(index, id, doc, weight);
         }
-        for t in 1..starts.len() {
-            starts[t] += starts[t - 1];
-        }
-        let mut next = starts.clone();
-        let mut postings = vec![(0_u32, 0.0_f32); self.occurrences.len()];
-        for &(term, doc, frequency) in &self.occurrences {
-            let at = &mut next[term as usize];
-            postings[*at as usize] = (doc, frequency);
-            *at += 1;
-        }
-        SearchIndex {
-            ids: self.ids,
-            starts,
-            postings,
-            lengths,
-            mean_length,
-        }
+        end - start
+    }
+}
+
+/// Adds one occurrence of the term `id` in `doc`, the last document added so far.
+fn add(index: &mut SearchIndex, id: u32, doc: u32, weight: f32) {
+    let Some(postings) = index.postings.get_mut(id as usize) else {
+        return;
+    };
+    match postings.last_mut() {
+        Some((last, frequency)) if *last == doc => *frequency += weight,
+        _ => postings.push((doc, weight)),
     }
 }
 
@@ -149,20 +166,19 @@ impl SearchIndex {
     /// The index of `count` documents, each a tool whose searched texts `fields(doc, buffer,
     /// out)` gives to `out` (`buffer` an empty buffer it may use), in list order.
     ///
-    /// One pass: each text is split into terms where it lies, each term is given its id on
-    /// first sight, and the postings are grouped by term at the end (docs/performance.md
+    /// One pass: each text is split into terms where it lies (a kept text that repeats, once),
+    /// each term is given its id on first sight and its posting pushed (docs/performance.md
     /// "Tool search").
     #[expect(
         clippy::cast_precision_loss,
         reason = "a route's tool count is far below f32's 2^24 exact integers"
     )]
-    pub(crate) fn build(
+    pub(crate) fn build<'a>(
         count: usize,
-        mut fields: impl FnMut(usize, &mut Vec<u8>, &mut dyn FnMut(Field, &str)),
+        mut fields: impl FnMut(usize, &mut Vec<u8>, &mut dyn FnMut(Field, Text<'a, '_>)),
     ) -> Self {
         let mut builder = Builder::default();
         let mut lengths = Vec::with_capacity(count);
-        let mut scratch = Scratch::default();
         let mut buffer = Vec::new();
         for at in 0..count {
             buffer.clear();
@@ -170,27 +186,20 @@ impl SearchIndex {
             let mut length = 0.0;
             fields(at, &mut buffer, &mut |field, text| {
                 let weight = weight(field);
-                each_term(text, &mut scratch, &mut |term| {
-                    length += weight;
-                    builder.add(term, doc, weight);
-                });
+                let terms = builder.add_text(text, doc, weight);
+                length += weight * terms as f32;
             });
             lengths.push(length);
         }
         let total: f32 = lengths.iter().sum();
-        let mean_length = if lengths.is_empty() {
+        let mut index = builder.index;
+        index.mean_length = if lengths.is_empty() {
             0.0
         } else {
             total / lengths.len() as f32
         };
-        builder.finish(lengths, mean_length)
-    }
-
-    /// The postings of the term with id `id`.
-    fn postings(&self, id: u32) -> Option<&[(u32, f32)]> {
-        let start = *self.starts.get(id as usize)? as usize;
-        let end = *self.starts.get(id as usize + 1)? as usize;
-        self.postings.get(start..end)
+        index.lengths = lengths;
+        index
     }
 
     /// The documents that match `query`, best first (ties in list order), at most `limit`.
@@ -206,7 +215,8 @@ impl SearchIndex {
         let count = self.lengths.len() as f32;
         let mut scores = vec![0.0_f32; self.lengths.len()];
         for word in &words {
-            let Some(postings) = (self.ids.get(word.as_str())).and_then(|id| self.postings(id))
+            let Some(postings) =
+                (self.ids.get(word.as_str())).and_then(|id| self.postings.get(id as usize))
             else {
                 continue;
             };

@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 
 use serde_json::value::RawValue;
 
-use self::index::SearchIndex;
+use self::index::{SearchIndex, Text};
 use self::spans::Field;
 pub(crate) use self::spans::{FieldSpans, Span};
 use super::snapshot::{ListEntry, Route};
@@ -111,12 +111,12 @@ impl ToolSearch {
 
     /// Gives each searched text of document `doc` to `out`, in the entry's order (CONTRACT
     /// S4): read where the load noted them, else from the entry's JSON, written into `buffer`.
-    fn each_field(
-        &self,
-        route: &Route,
+    fn each_field<'a>(
+        &'a self,
+        route: &'a Route,
         doc: usize,
         buffer: &mut Vec<u8>,
-        out: &mut dyn FnMut(Field, &str),
+        out: &mut dyn FnMut(Field, Text<'a, '_>),
     ) {
         let Some((at, spans)) = self.documents.get(doc) else {
             return;

@@ -2,6 +2,8 @@
 //! load's one pass over the manifest, so that the first search of an instance reads the texts
 //! where they lie instead of reading every entry's JSON again.
 
+use super::index::Text;
+
 /// A text's place in a piece of an entry: its start and end, in bytes.
 pub(crate) type Span = (u32, u32);
 
@@ -66,18 +68,23 @@ impl FieldSpans {
     /// Gives each text that is not empty to `out`, in the entry's order, read from the
     /// entry's `head` and input `schema` texts (a span outside them, or not on character
     /// boundaries, is passed over).
-    pub(crate) fn each(&self, head: &[u8], schema: &[u8], out: &mut dyn FnMut(Field, &str)) {
+    pub(crate) fn each<'a>(
+        &self,
+        head: &'a [u8],
+        schema: &'a [u8],
+        out: &mut dyn FnMut(Field, Text<'a, '_>),
+    ) {
         let heads = [Field::Name, Field::Title, Field::Description];
         for (field, span) in heads.into_iter().zip(&self.0) {
             if let Some(text) = text(head, *span).filter(|text| !text.is_empty()) {
-                out(field, text);
+                out(field, Text::Kept(text));
             }
         }
         for pair in self.0.get(3..).unwrap_or_default().chunks_exact(2) {
             let fields = [Field::PropertyName, Field::PropertyDescription];
             for (field, span) in fields.into_iter().zip(pair) {
                 if let Some(text) = text(schema, *span).filter(|text| !text.is_empty()) {
-                    out(field, text);
+                    out(field, Text::Kept(text));
                 }
             }
         }

@@ -4,6 +4,7 @@
 
 use bytes::Bytes;
 
+use super::index::Text;
 use super::spans::Field;
 use super::{ToolSearch, entry_fields};
 use crate::registry::Route;
@@ -43,13 +44,19 @@ const MANIFEST: &str = r#"{"manifestVersion": 1, "toolSearch": {"mode": "add"}, 
 
 type Fields = Vec<(Field, String)>;
 
+fn owned(text: Text<'_, '_>) -> String {
+    match text {
+        Text::Kept(text) | Text::Read(text) => text.to_owned(),
+    }
+}
+
 /// Each document's texts as the index reads them, and as the entry's JSON gives them.
 fn both(search: &ToolSearch, route: &Route) -> Vec<(bool, Fields, Fields)> {
     (0..search.documents.len())
         .map(|doc| {
             let mut read = Vec::new();
             search.each_field(route, doc, &mut Vec::new(), &mut |field, text| {
-                read.push((field, text.to_owned()));
+                read.push((field, owned(text)));
             });
             let mut json = Vec::new();
             let mut text = Vec::new();
@@ -59,8 +66,9 @@ fn both(search: &ToolSearch, route: &Route) -> Vec<(bool, Fields, Fields)> {
             super::write_searched(entry, &mut text);
             // An empty text has no terms: the spans pass it over.
             entry_fields::each_field(&text, &mut |field, text| {
+                let text = owned(text);
                 if !text.is_empty() {
-                    json.push((field, text.to_owned()));
+                    json.push((field, text));
                 }
             });
             (search.documents[doc].1.is_some(), read, json)
