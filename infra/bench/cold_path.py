@@ -18,6 +18,10 @@ answer. Needs root and cgroup v1's cpu controller (as cold_start.py); traffic go
 only. Not part of CI.
 
     python3 infra/bench/cold_path.py --binary target/release/mcp-local --repeats 5
+
+With `--baseline OLD`, an earlier build is started beside it in every round (each cell's two
+starts back to back), and the table gives both: a before/after on a machine whose speed drifts
+from minute to minute, as a shared virtual machine's does.
 """
 
 from __future__ import annotations
@@ -89,6 +93,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--binary", type=Path, required=True, help="a release mcp-local")
     parser.add_argument("--repeats", type=int, default=5, help="starts per cell (default 5)")
+    parser.add_argument("--baseline", type=Path,
+                        help="an earlier release mcp-local, started beside --binary in every "
+                             "round (each cell's two starts back to back, their order "
+                             "alternating), for a before/after table on a machine whose speed "
+                             "drifts")
     parser.add_argument("--json", type=Path, help="also write every measurement to this file")
     args = parser.parse_args()
 
@@ -126,44 +135,59 @@ def main() -> int:
         del doc, tools
 
     quotas = dict(COLD_SHARES)
-    times: dict[int, list[float]] = {i: [] for i in range(len(cells))}
-    rss: dict[int, list[float]] = {i: [] for i in range(len(cells))}
+    binaries = [args.binary] + ([args.baseline] if args.baseline else [])
+    times = {(i, b): [] for i in range(len(cells)) for b in range(len(binaries))}
+    rss = {(i, b): [] for i in range(len(cells)) for b in range(len(binaries))}
     group = CpuGroup()
     t_start = time.monotonic()
     try:
         for r in range(args.repeats):
             log(f"round {r + 1}/{args.repeats}, load average {load_average()}")
             shift = r % len(cells)
-            for i in list(range(shift, len(cells))) + list(range(shift)):
+            for n, i in enumerate(list(range(shift, len(cells))) + list(range(shift))):
                 count, search, share, first, case, body = cells[i]
                 group.set_quota(quotas[share])
-                started, status, answer = start_and_ask(args.binary, case, group, body)
-                try:
-                    check(first, status, answer)
-                finally:
-                    started.stop()
-                times[i].append(started.ms)
-                rss[i].append(started.rss_mib)
+                order = list(range(len(binaries)))
+                if (r + n) % 2:
+                    order.reverse()
+                for b in order:
+                    started, status, answer = start_and_ask(binaries[b], case, group, body)
+                    try:
+                        check(first, status, answer)
+                    finally:
+                        started.stop()
+                    times[(i, b)].append(started.ms)
+                    rss[(i, b)].append(started.rss_mib)
     finally:
         group.remove()
         service.shutdown()
 
-    print(f"\nmachine: {machine()}; commit {commit_label(args.binary)}; load average "
+    labels = " against ".join(commit_label(b) for b in binaries)
+    print(f"\nmachine: {machine()}; commit {labels}; load average "
           f"{load_before} before, {load_average()} after; {time.monotonic() - t_start:.0f} s; "
           f"median of {args.repeats} starts, ms (RSS MiB after the first answer)\n")
-    print("| tools | toolSearch | first request | 1,769 MB | 256 MB |")
-    print("|--:|---|---|--:|--:|")
-    rows: dict[tuple[int, str, str], dict[str, str]] = {}
+    columns = [(share, b) for share, _ in COLD_SHARES for b in range(len(binaries))]
+    def head(share: str, b: int) -> str:
+        if not args.baseline:
+            return share
+        return f"{share} {'before' if b else 'after'}"
+
+    heads = [head(share, b) for share, b in columns]
+    print("| tools | toolSearch | first request | " + " | ".join(heads) + " |")
+    print("|--:|---|---|" + "--:|" * len(columns))
+    rows: dict[tuple[int, str, str], dict[tuple[str, int], str]] = {}
     for i, (count, search, share, first, _case, _body) in enumerate(cells):
-        cell = f"{median(times[i]):.1f} ({median(rss[i]):.1f})"
-        rows.setdefault((count, search, first), {})[share] = cell
-    for (count, search, first), by_share in rows.items():
-        print(f"| {count:,} | {search} | `{first}` | {by_share.get('1,769 MB', '')} | "
-              f"{by_share.get('256 MB', '')} |")
+        for b in range(len(binaries)):
+            cell = f"{median(times[(i, b)]):.1f} ({median(rss[(i, b)]):.1f})"
+            rows.setdefault((count, search, first), {})[(share, b)] = cell
+    for (count, search, first), by_column in rows.items():
+        print(f"| {count:,} | {search} | `{first}` | "
+              + " | ".join(by_column.get(c, "") for c in columns) + " |")
     if args.json:
         args.json.write_text(json.dumps([
-            {"tools": c[0], "toolSearch": c[1], "share": c[2], "first": c[3],
-             "ms": times[i], "rss_mib": rss[i]} for i, c in enumerate(cells)], indent=1))
+            {"binary": str(binaries[b]), "tools": c[0], "toolSearch": c[1], "share": c[2],
+             "first": c[3], "ms": times[(i, b)], "rss_mib": rss[(i, b)]}
+            for i, c in enumerate(cells) for b in range(len(binaries))], indent=1))
     return 0
 
 
