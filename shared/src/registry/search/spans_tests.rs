@@ -55,8 +55,12 @@ fn both(search: &ToolSearch, route: &Route) -> Vec<(bool, Fields, Fields)> {
     (0..search.documents.len())
         .map(|doc| {
             let mut read = Vec::new();
+            // An empty text has no terms: either reading may pass it over.
             search.each_field(route, doc, &mut Vec::new(), &mut |field, text| {
-                read.push((field, owned(text)));
+                let text = owned(text);
+                if !text.is_empty() {
+                    read.push((field, text));
+                }
             });
             let mut json = Vec::new();
             let mut text = Vec::new();
@@ -64,7 +68,6 @@ fn both(search: &ToolSearch, route: &Route) -> Vec<(bool, Fields, Fields)> {
                 .entry(route, search.documents[doc].0)
                 .expect("an entry");
             super::write_searched(entry, &mut text);
-            // An empty text has no terms: the spans pass it over.
             entry_fields::each_field(&text, &mut |field, text| {
                 let text = owned(text);
                 if !text.is_empty() {
@@ -131,4 +134,125 @@ fn s4_the_texts_noted_at_load_are_the_entries_own() {
         ])
     );
     assert_eq!(documents[6].1, owned(&[(Field::Name, "no_properties")]));
+}
+
+mod any_manifest {
+    use bytes::Bytes;
+    use proptest::prelude::*;
+    use serde_json::{Map, Value, json};
+
+    use super::both;
+
+    /// Texts with what a noted span must get right: nothing, quotes, control characters,
+    /// backslashes, letters outside ASCII, Hangul.
+    const TEXTS: &[&str] = &[
+        "",
+        "plain words",
+        "getPetById",
+        "Say \"hi\"",
+        "two\nlines",
+        "back\\slash",
+        "café au lait",
+        "연차휴가 잔여",
+        "tab\there",
+        "Jira티켓",
+    ];
+
+    fn text() -> impl Strategy<Value = String> {
+        prop::sample::select(TEXTS).prop_map(str::to_owned)
+    }
+
+    /// A property's schema: a description (now and then of another type, or absent), maybe
+    /// nested properties and other keywords, or a boolean schema.
+    fn property() -> impl Strategy<Value = Value> {
+        let description = prop_oneof![
+            6 => text().prop_map(Value::String),
+            1 => Just(json!(3)),
+            1 => Just(Value::Null),
+        ];
+        prop_oneof![
+            6 => (prop::option::of(description), any::<bool>(), text()).prop_map(
+                |(description, nested, inner)| {
+                    let mut schema = Map::new();
+                    schema.insert("type".into(), json!(if nested { "object" } else { "string" }));
+                    if nested {
+                        schema.insert(
+                            "properties".into(),
+                            json!({ inner: {"description": "inner, not searched"} }),
+                        );
+                    }
+                    if let Some(description) = description {
+                        schema.insert("description".into(), description);
+                    }
+                    Value::Object(schema)
+                }
+            ),
+            1 => any::<bool>().prop_map(Value::Bool),
+        ]
+    }
+
+    fn tool(at: usize) -> impl Strategy<Value = Value> {
+        (
+            prop::option::of(text()),
+            prop::option::of(text()),
+            prop::collection::vec((text(), property()), 0..5),
+            any::<bool>(),
+        )
+            .prop_map(move |(title, description, properties, defs)| {
+                let mut schema = Map::new();
+                schema.insert("type".into(), json!("object"));
+                if defs {
+                    schema.insert("$defs".into(), json!({"d": {"properties": {"x": {}}}}));
+                }
+                let properties: Map<String, Value> = properties.into_iter().collect();
+                schema.insert("properties".into(), Value::Object(properties));
+                let mut tool = Map::new();
+                tool.insert("name".into(), json!(format!("tool_{at}")));
+                if let Some(title) = title {
+                    tool.insert("title".into(), json!(title));
+                }
+                if let Some(description) = description {
+                    tool.insert("description".into(), json!(description));
+                }
+                tool.insert("inputSchema".into(), Value::Object(schema));
+                tool.insert(
+                    "_meta".into(),
+                    json!({"version": "1.0.0", "endpoint": "http://127.0.0.1:9/t", "timeoutMs": 1000}),
+                );
+                Value::Object(tool)
+            })
+    }
+
+    fn manifest() -> impl Strategy<Value = (Vec<Value>, bool)> {
+        let tools = (0..4_usize).map(tool).collect::<Vec<_>>();
+        (tools, any::<bool>())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        /// CONTRACT S4: whatever the tools' texts (escaped by the writer or by `\u`, in any
+        /// script, of other types), the texts the load noted are those the entries' JSON
+        /// gives, field for field.
+        #[test]
+        fn s4_noted_texts_agree_with_the_entries_json((tools, unicode_escapes) in manifest()) {
+            let mut text = json!({
+                "manifestVersion": 1,
+                "tools": tools,
+                "toolSearch": {"mode": "add"},
+            })
+            .to_string();
+            if unicode_escapes {
+                text = text.replace('é', "\\u00e9").replace('연', "\\uc5f0");
+            }
+            let loaded = crate::registry::compile_bytes("t", &Bytes::from(text));
+            prop_assume!(loaded.is_ok());
+            let snapshot = loaded.expect("loaded");
+            let route = snapshot.single.as_deref().expect("a single route");
+            let search = route.search.as_ref().expect("toolSearch");
+            for (doc, (_, read, json)) in both(search, route).into_iter().enumerate() {
+                prop_assert_eq!(read, json, "document {}", doc);
+            }
+        }
+    }
 }
