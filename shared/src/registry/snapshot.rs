@@ -91,7 +91,8 @@ pub struct Route {
     pub server: ServerInfo,
     /// `instructions` for `initialize`, when the manifest gives them.
     pub instructions: Option<String>,
-    pub(crate) tools: HashMap<String, ToolLookup>,
+    /// The route's tools by name; foldhash, as the names are the manifest's, not a caller's.
+    pub(crate) tools: HashMap<String, ToolLookup, foldhash::fast::RandomState>,
     /// The listed tools' `tools/list` entries, in manifest order (CONTRACT T1, T3).
     #[expect(
         clippy::vec_box,

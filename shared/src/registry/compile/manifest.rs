@@ -6,6 +6,7 @@ use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+use foldhash::fast::RandomState as FastHash;
 use serde_json::{Map, Value};
 
 use super::authorization::compile_authorization;
@@ -140,7 +141,7 @@ fn compile_route(
             return None;
         }
     };
-    let mut versions_seen = HashSet::with_capacity(outcomes.len());
+    let mut versions_seen = HashSet::with_capacity_and_hasher(outcomes.len(), FastHash::default());
     // The active tools with a `tools/list` entry, as indices into `outcomes`.
     let mut active: Vec<usize> = Vec::with_capacity(outcomes.len());
     for (i, outcome) in outcomes.iter_mut().enumerate() {
@@ -183,7 +184,8 @@ fn compile_route(
     let tool_at = |i: usize| outcomes[i].tool.as_ref().map(|(tool, _)| tool);
     // One lookup per name: the active tool, or, for a name with several active versions, the
     // conflict (CONTRACT T3).
-    let mut lookup: HashMap<String, ToolLookup> = HashMap::with_capacity(active.len());
+    let mut lookup: HashMap<String, ToolLookup, FastHash> =
+        HashMap::with_capacity_and_hasher(active.len(), FastHash::default());
     let mut conflicts = false;
     for tool in active.iter().filter_map(|&i| tool_at(i)) {
         match lookup.entry(tool.name.clone()) {

@@ -208,7 +208,7 @@ pub(super) enum Finished {
 
 /// The `pattern`s found valid in one load, each compiled once to check it.
 #[derive(Default)]
-pub(super) struct CheckedPatterns(HashSet<String>);
+pub(super) struct CheckedPatterns(HashSet<String, foldhash::fast::RandomState>);
 
 impl CheckedPatterns {
     /// Whether `pattern` compiles as a JSON Schema `pattern` does (the compiler's own check).
