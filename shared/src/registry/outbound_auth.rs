@@ -115,7 +115,7 @@ pub fn env_secret_problems(
             })
             .filter(|tool| {
                 tool.auth
-                    .as_ref()
+                    .as_deref()
                     .and_then(OutboundAuth::secret)
                     .is_some_and(|secret| matches!(secret.source, SecretSource::Env(_)))
             })

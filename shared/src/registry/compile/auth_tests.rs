@@ -39,7 +39,7 @@ fn load(meta: &Value) -> Result<Option<OutboundAuth>, Vec<String>> {
         .map_err(|p| p.iter().map(ToString::to_string).collect::<Vec<_>>())?;
     let route = snapshot.single.as_ref().unwrap();
     match route.tool("t") {
-        Some(ToolLookup::Active(tool)) => Ok(tool.auth.clone()),
+        Some(ToolLookup::Active(tool)) => Ok(tool.auth.as_deref().cloned()),
         _ => panic!("tool t"),
     }
 }

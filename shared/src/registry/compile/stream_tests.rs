@@ -61,7 +61,7 @@ pub(super) fn outcome(
                         tool.rest.is_some(),
                         tool.auth,
                         judge(&tool.input_schema),
-                        tool.output_schema.as_ref().map(judge),
+                        tool.output_schema.as_deref().map(judge),
                     )
                 }
                 ToolLookup::Conflict { active_versions } => format!("{name}!{active_versions}"),
