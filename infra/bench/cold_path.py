@@ -13,8 +13,10 @@ the first answer of one request:
 - `search_tools` (search on only): a query in English, the first search of the instance.
 
 Starts are interleaved: each round starts every cell once, in an order that rotates. The
-table gives the median of `--repeats` starts per cell and the resident memory after the first
-answer. Needs root and cgroup v1's cpu controller (as cold_start.py); traffic goes to 127.0.0.1
+first table gives the median of `--repeats` starts per cell and the resident memory after the
+first answer; the second the median CPU time each start used (user and system, all threads,
+from exec to a SIGKILL right after the answer: `wait4`'s rusage), which moves much less with
+the share's periods than the wall time does. Needs root and cgroup v1's cpu controller (as cold_start.py); traffic goes to 127.0.0.1
 only. Not part of CI.
 
     python3 infra/bench/cold_path.py --binary target/release/mcp-local --repeats 5
@@ -138,6 +140,7 @@ def main() -> int:
     binaries = [args.binary] + ([args.baseline] if args.baseline else [])
     times = {(i, b): [] for i in range(len(cells)) for b in range(len(binaries))}
     rss = {(i, b): [] for i in range(len(cells)) for b in range(len(binaries))}
+    cpu = {(i, b): [] for i in range(len(cells)) for b in range(len(binaries))}
     group = CpuGroup()
     t_start = time.monotonic()
     try:
@@ -155,8 +158,9 @@ def main() -> int:
                     try:
                         check(first, status, answer)
                     finally:
-                        started.stop()
+                        cpu_ms = started.kill_for_cpu_ms()
                     times[(i, b)].append(started.ms)
+                    cpu[(i, b)].append(cpu_ms)
                     rss[(i, b)].append(started.rss_mib)
     finally:
         group.remove()
@@ -173,20 +177,26 @@ def main() -> int:
         return f"{share} {'before' if b else 'after'}"
 
     heads = [head(share, b) for share, b in columns]
-    print("| tools | toolSearch | first request | " + " | ".join(heads) + " |")
-    print("|--:|---|---|" + "--:|" * len(columns))
-    rows: dict[tuple[int, str, str], dict[tuple[str, int], str]] = {}
-    for i, (count, search, share, first, _case, _body) in enumerate(cells):
-        for b in range(len(binaries)):
-            cell = f"{median(times[(i, b)]):.1f} ({median(rss[(i, b)]):.1f})"
-            rows.setdefault((count, search, first), {})[(share, b)] = cell
-    for (count, search, first), by_column in rows.items():
-        print(f"| {count:,} | {search} | `{first}` | "
-              + " | ".join(by_column.get(c, "") for c in columns) + " |")
+
+    def table(cell_of) -> None:
+        print("| tools | toolSearch | first request | " + " | ".join(heads) + " |")
+        print("|--:|---|---|" + "--:|" * len(columns))
+        rows: dict[tuple[int, str, str], dict[tuple[str, int], str]] = {}
+        for i, (count, search, share, first, _case, _body) in enumerate(cells):
+            for b in range(len(binaries)):
+                rows.setdefault((count, search, first), {})[(share, b)] = cell_of(i, b)
+        for (count, search, first), by_column in rows.items():
+            print(f"| {count:,} | {search} | `{first}` | "
+                  + " | ".join(by_column.get(c, "") for c in columns) + " |")
+
+    table(lambda i, b: f"{median(times[(i, b)]):.1f} ({median(rss[(i, b)]):.1f})")
+    print(f"\nCPU time of the same starts, user and system, ms (median of {args.repeats})\n")
+    table(lambda i, b: f"{median(cpu[(i, b)]):.1f}")
     if args.json:
         args.json.write_text(json.dumps([
             {"binary": str(binaries[b]), "tools": c[0], "toolSearch": c[1], "share": c[2],
-             "first": c[3], "ms": times[(i, b)], "rss_mib": rss[(i, b)]}
+             "first": c[3], "ms": times[(i, b)], "rss_mib": rss[(i, b)],
+             "cpu_ms": cpu[(i, b)]}
             for i, c in enumerate(cells) for b in range(len(binaries))], indent=1))
     return 0
 

@@ -403,6 +403,20 @@ class Started:
     ms: float
     rss_mib: float
     threads: int
+    # The CPU time the process had used when it was told to exec `binary`, ms.
+    cpu_before_ms: float = 0.0
+
+    def kill_for_cpu_ms(self) -> float:
+        """Ends the process with SIGKILL (no shutdown work) and returns the CPU time it used,
+        user and system, all its threads, in ms, from the launcher's go to the kill: the
+        kernel's precise run time (`wait4`'s rusage) less what the process (the forked child,
+        its move into the group, the launcher shell) had used before the go."""
+        if self.proc.returncode is not None:
+            raise SystemExit(f"cold-start: pid {self.proc.pid} was already reaped")
+        self.proc.kill()
+        _pid, status, usage = os.wait4(self.proc.pid, 0)
+        self.proc.returncode = -signal.SIGKILL if os.WIFSIGNALED(status) else status
+        return (usage.ru_utime + usage.ru_stime) * 1000 - self.cpu_before_ms
 
     def stop(self) -> None:
         if self.proc.poll() is None:
@@ -412,6 +426,13 @@ class Started:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+
+
+def cpu_ms_so_far(pid: int) -> float:
+    """The CPU time a single-threaded process has used so far, ms: the first field of
+    `/proc/<pid>/schedstat` (its run time in ns, exact, where `/proc/<pid>/stat` counts ticks).
+    """
+    return int(Path(f"/proc/{pid}/schedstat").read_text().split()[0]) / 1e6
 
 
 def start_and_ask(binary: Path, case: dict, group: CpuGroup,
@@ -447,6 +468,7 @@ def start_and_ask(binary: Path, case: dict, group: CpuGroup,
             raise SystemExit(f"cold-start: the launcher of {binary} did not start")
         proc.stdout.close()
         time.sleep(PERIOD_US / 1e6)
+        cpu_before_ms = cpu_ms_so_far(proc.pid)
         started = time.perf_counter()
         proc.stdin.write(b"go\n")
         proc.stdin.close()
@@ -470,7 +492,7 @@ def start_and_ask(binary: Path, case: dict, group: CpuGroup,
         if not group.holds(proc.pid):
             raise SystemExit(f"cold-start: pid {proc.pid} is not in {group.path}")
         status, answer = parse_answer(b"".join(chunks))
-        return Started(proc, port, ms, rss, threads), status, answer
+        return Started(proc, port, ms, rss, threads, cpu_before_ms), status, answer
     except BaseException:
         Started(proc, port, 0, 0, 0).stop()
         raise
