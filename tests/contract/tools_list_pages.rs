@@ -265,9 +265,9 @@ async fn t2_a_tool_whose_entry_fits_on_no_page_fails_the_load_with_its_name() {
         panic!("{error}");
     };
     let messages: Vec<&str> = problems.iter().map(|p| p.message.as_str()).collect();
-    // The envelope allowance: 1,024 bytes and the serverInfo texts as JSON strings ("mcp-core",
+    // The envelope allowance: 2,048 bytes and the serverInfo texts as JSON strings ("mcp-core",
     // "mcp-core", "0.0.0").
-    let envelope = 1024 + "\"mcp-core\"".len() * 2 + "\"0.0.0\"".len();
+    let envelope = 2048 + "\"mcp-core\"".len() * 2 + "\"0.0.0\"".len();
     let room = 6 * 1024 - envelope;
     let entry = json!({"name": "huge", "description": "y".repeat(6000),
                        "inputSchema": {"type": "object"}})
@@ -313,7 +313,7 @@ async fn t2_the_load_counts_the_server_info_as_a_modern_page_writes_it_escaped()
     };
     // 1,900 quotes are 3,802 bytes in a modern page's serverInfo: no room is left at 4 KiB.
     let error = load_from(&source, limits(4096)).await.unwrap_err();
-    let envelope = 1024 + "\"big\"".len() + 2 + 2 * 1900 + "\"1.0.0\"".len();
+    let envelope = 2048 + "\"big\"".len() + 2 + 2 * 1900 + "\"1.0.0\"".len();
     assert!(
         error.to_string().contains(&format!(
             "route 'core': tool 't1': its tools/list entry is 1062 bytes, more than a page holds \
@@ -338,4 +338,86 @@ async fn t2_the_load_counts_the_server_info_as_a_modern_page_writes_it_escaped()
     assert!(answer.body.len() <= 8192);
     assert_eq!(names(&answer), ["t1"], "{:?}", answer.body);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// CONTRACT T2, E2: the load leaves room on every page for the longest `id` E2 lets through.
+/// A route whose largest entry just passes the load check, listed with a string `id` of 1,024
+/// bytes as written (170 control characters, 6 bytes each escaped, and 4 letters), answers
+/// every page in both eras, each within `MCP_MAX_RESPONSE_BYTES`, and lists every tool once.
+#[tokio::test]
+async fn t2_e2_the_longest_id_fits_on_every_page_of_a_list_whose_largest_entry_just_loads() {
+    let big = json!({"name": "big", "description": "b".repeat(3000),
+                     "inputSchema": {"type": "object"}});
+    let entry = big.to_string().len();
+    // The route's serverInfo texts as JSON strings ("mcp-core", "mcp-core", "0.0.0").
+    let budget = entry + 2048 + "\"mcp-core\"".len() * 2 + "\"0.0.0\"".len();
+    let mut config = Config::fixed_defaults();
+    config.max_response_bytes = budget;
+    let h = Harness::with_manifest(config, |document| {
+        with_tools(document, 5, "Tool");
+        let mut tool = big.clone();
+        tool["_meta"] = json!({"endpoint": "http://127.0.0.1:9/t"});
+        document["routes"][0]["tools"]
+            .as_array_mut()
+            .unwrap()
+            .insert(2, tool);
+    })
+    .await;
+    // The budget is the least the load accepts: a byte less and the big tool fits on no page.
+    let dir = std::env::temp_dir().join(format!("gateway-pages-id-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("margin.json");
+    let mut tool = big.clone();
+    tool["_meta"] = json!({"endpoint": "http://127.0.0.1:9/t"});
+    let manifest = json!({"manifestVersion": 1, "routes": [{"routeKey": "core", "tools": [tool]}]});
+    std::fs::write(&file, manifest.to_string()).unwrap();
+    let source = FileSource(file.to_string_lossy().into_owned());
+    let limits = |max_response_bytes| LoadLimits {
+        timeout: std::time::Duration::from_secs(5),
+        max_bytes: 1 << 20,
+        max_response_bytes,
+    };
+    assert!(load_from(&source, limits(budget)).await.is_ok());
+    assert!(load_from(&source, limits(budget - 1)).await.is_err());
+    let _ = std::fs::remove_dir_all(&dir);
+    let id = Value::String("\u{1}".repeat(170) + "abcd");
+    assert_eq!(serde_json::to_string(&id).unwrap().len(), 1026);
+    for modern in [false, true] {
+        let mut listed = Vec::new();
+        let mut params = json!({});
+        loop {
+            let answer = if modern {
+                let body = modern_body(&id, "tools/list", &params, "2026-07-28");
+                send(
+                    &h,
+                    "/mcp/core",
+                    &modern_headers("tools/list", None),
+                    &body.to_string(),
+                )
+                .await
+            } else {
+                h.post(
+                    "/mcp/core",
+                    &rpc(id.clone(), "tools/list", params.clone()),
+                    &[],
+                )
+                .await
+            };
+            assert_eq!(answer.status, 200);
+            assert!(
+                answer.body.len() <= budget,
+                "{} > {budget}",
+                answer.body.len()
+            );
+            let body = answer.json();
+            assert_eq!(body["id"], id);
+            listed.extend(names(&answer));
+            match body["result"].get("nextCursor") {
+                Some(cursor) => params = json!({"cursor": cursor}),
+                None => break,
+            }
+            assert!(listed.len() < 100, "the cursors never end");
+        }
+        assert_eq!(listed, ["t0000", "t0001", "big", "t0002", "t0003", "t0004"]);
+    }
 }

@@ -448,7 +448,7 @@ fn t2_a_tool_whose_list_entry_fits_on_no_page_is_an_error() {
     .len();
     // A single-route manifest's serverInfo as JSON strings: "mcp-gateway", "mcp-gateway",
     // "0.0.0".
-    let envelope = 1024 + 2 * "\"mcp-gateway\"".len() + "\"0.0.0\"".len();
+    let envelope = 2048 + 2 * "\"mcp-gateway\"".len() + "\"0.0.0\"".len();
     // Under the default limit (5 MiB) and a limit it fits, valid.
     for limit in [None, Some("12288")] {
         let (code, out) = run_with_limit(&["validate", &path], limit);

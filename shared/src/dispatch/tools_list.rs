@@ -94,8 +94,8 @@ fn filtered_page(
 /// The response with the page of the list that starts at its `start`th tool (CONTRACT T2):
 /// the rest of the list when it fits the budget and the page size, without `nextCursor`; else
 /// as many whole tools as fit with a `nextCursor` to the next one. `None` when not even one
-/// tool fits (a load check keeps every entry within a page, so only an `id` of nearly the
-/// budget's size gets there).
+/// tool fits, which the load check keeps from happening: it leaves room on every page for the
+/// longest `id` E2 lets through ([`crate::registry::LIST_ENVELOPE_BYTES`]).
 fn page(call: &Call<'_>, id: &RequestId, route: &Route, start: usize) -> Option<Vec<u8>> {
     let list = route.tools_list_result();
     let rest = list.slice(start, list.len());

@@ -7,8 +7,9 @@ use serde_json::{Map, Value};
 use super::ErrorObject;
 use super::version::META_PROTOCOL_VERSION;
 
-/// Longest string id, in bytes (CONTRACT E2): a longer one is `-32600` and is not echoed, so
-/// no answer (nor its error text) grows with the id past the response budget (T2, E5).
+/// Longest string id, in bytes as an answer writes it, escapes counted and quotes not
+/// (CONTRACT E2): a longer one is `-32600` and is not echoed, so no answer (nor its error text)
+/// grows with the id past the response budget (T2, E5).
 pub const MAX_ID_BYTES: usize = 1024;
 
 /// A JSON-RPC request id: a string or an integer, echoed exactly (CONTRACT E2).
@@ -18,14 +19,41 @@ pub const MAX_ID_BYTES: usize = 1024;
 #[serde(transparent)]
 pub struct RequestId(Value);
 
+/// The bytes `text` takes in an answer, as serde_json writes it inside a JSON string: its
+/// escapes counted (a control character as `\u00XX` is 6, a quote or backslash 2), the quotes
+/// around it not (CONTRACT E2). A text over [`MAX_ID_BYTES`] unescaped is not measured further.
+fn written_len(text: &str) -> usize {
+    /// Counts what is written to it.
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    if text.len() > MAX_ID_BYTES {
+        return text.len();
+    }
+    let mut count = Count(0);
+    // A string always serializes, and a counter never fails a write.
+    match serde_json::to_writer(&mut count, text) {
+        Ok(()) => count.0.saturating_sub(2),
+        Err(_) => usize::MAX,
+    }
+}
+
 impl RequestId {
     /// Reads an id from a JSON value; `None` unless it is a string or an integer that fits
     /// `i64` or `u64` (fractions, booleans, objects and `null` are not ids).
     #[must_use]
     pub fn from_value(value: &Value) -> Option<Self> {
         match value {
-            // CONTRACT E2, E5: an id longer than MAX_ID_BYTES is never echoed.
-            Value::String(text) if text.len() > MAX_ID_BYTES => None,
+            // CONTRACT E2, E5: an id longer than MAX_ID_BYTES as an answer writes it is never
+            // echoed.
+            Value::String(text) if written_len(text) > MAX_ID_BYTES => None,
             Value::String(_) => Some(Self(value.clone())),
             Value::Number(n) if n.is_i64() || n.is_u64() => Some(Self(value.clone())),
             _ => None,
@@ -177,6 +205,48 @@ mod tests {
         assert!(matches!(m, Message::Request { ref id, .. } if id.as_value() == &Value::from("1")));
         let m = parse_message(br#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#).unwrap();
         assert!(matches!(m, Message::Request { ref id, .. } if id.as_value() == &Value::from(0)));
+    }
+
+    /// CONTRACT E2, E5: the 1,024 bytes are the id as an answer writes it, escapes counted: a
+    /// control character is 6 bytes there, a quote or a backslash 2, a Hangul syllable 3.
+    #[test]
+    fn e2_an_id_is_measured_as_an_answer_writes_it() {
+        let id_of = |text: String| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{},"method":"ping"}}"#,
+                Value::String(text)
+            )
+        };
+        let at = [
+            "\u{1}".repeat(170) + "abcd",
+            "\"".repeat(512),
+            "\\".repeat(512),
+            "한".repeat(341) + "a",
+            "\n".repeat(512),
+        ];
+        for text in at {
+            let Message::Request { id, .. } =
+                parse_message(id_of(text.clone()).as_bytes()).unwrap()
+            else {
+                panic!("{text:?} is an id");
+            };
+            assert_eq!(serde_json::to_string(id.as_value()).unwrap().len(), 1026);
+        }
+        let over = [
+            "\u{1}".repeat(171),
+            "\"".repeat(513),
+            "\\".repeat(512) + "a",
+            "\u{1f}".repeat(200),
+            "\t".repeat(513),
+        ];
+        for text in over {
+            let e = err(&id_of(text));
+            assert_eq!(e.id, None);
+            assert_eq!(
+                e.error.message,
+                "Invalid Request: 'id' must be at most 1024 bytes"
+            );
+        }
     }
 
     /// CONTRACT E2, E5: a string id over 1,024 bytes is `-32600` and never echoed.

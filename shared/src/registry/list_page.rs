@@ -34,11 +34,12 @@ const CHECK_LEN: usize = 11;
 /// What every cursor check hashes first.
 const CURSOR_DOMAIN: &[u8] = b"mcp-gateway tools/list cursor\n";
 
-/// The bytes a `tools/list` response holds besides its tools' entries when a load checks that
-/// each entry fits on a page: the JSON-RPC envelope with an `id`, the era's result fields
-/// (CONTRACT N4: `resultType`, the route's `serverInfo`, `ttlMs`, `cacheScope`) and
-/// `nextCursor`. A route whose `serverInfo` is longer is checked with its length on top.
-pub const LIST_ENVELOPE_BYTES: usize = 1024;
+/// The bytes a `tools/list` response holds besides its tools' entries and its route's
+/// `serverInfo` texts when a load checks that each entry fits on a page: the JSON-RPC envelope
+/// with the longest `id` E2 lets through (1,024 bytes as written, 1,026 with its quotes), the
+/// era's other result fields (CONTRACT N4: `resultType`, `ttlMs`, `cacheScope`) and
+/// `nextCursor`, about 1,300 bytes at most; the route's `serverInfo` texts are counted on top.
+pub const LIST_ENVELOPE_BYTES: usize = 2048;
 
 /// The route's list digests: over its key and each entry's length and text, in order, XXH3-128
 /// for the cursors this build issues and SHA-256 for format-1 cursors; each computed the first
