@@ -50,20 +50,38 @@ pub(crate) struct ListDigest {
     sha256: OnceLock<[u8; 32]>,
 }
 
-/// What a list digest is computed with: SHA-256 or XXH3's streaming state.
+/// What a list digest and a cursor's check are computed with: SHA-256 or XXH3-128.
 trait ListHasher {
+    /// The hash's output.
+    type Digest: AsRef<[u8]>;
+    fn start() -> Self;
     fn feed(&mut self, bytes: &[u8]);
+    fn finish(self) -> Self::Digest;
 }
 
 impl ListHasher for Sha256 {
+    type Digest = [u8; 32];
+    fn start() -> Self {
+        <Self as Digest>::new()
+    }
     fn feed(&mut self, bytes: &[u8]) {
         self.update(bytes);
+    }
+    fn finish(self) -> [u8; 32] {
+        self.finalize().into()
     }
 }
 
 impl ListHasher for Xxh3 {
+    type Digest = [u8; 16];
+    fn start() -> Self {
+        Self::new()
+    }
     fn feed(&mut self, bytes: &[u8]) {
         self.update(bytes);
+    }
+    fn finish(self) -> [u8; 16] {
+        self.digest128().to_be_bytes()
     }
 }
 
@@ -84,35 +102,34 @@ impl Route {
     /// The check a cursor of `format` carries for the page at `start`; `None` for a format no
     /// build issued.
     fn cursor_check(&self, format: u8, start: u32) -> Option<[u8; CHECK_LEN]> {
-        let mut check = [0; CHECK_LEN];
         match format {
-            CURSOR_FORMAT => {
-                let digest = self.list_digest.xxh3.get_or_init(|| {
-                    let mut hash = Xxh3::new();
-                    self.hash_list(&mut hash);
-                    hash.digest128().to_be_bytes()
-                });
-                let mut hash = Xxh3::new();
-                hash.update(CURSOR_DOMAIN);
-                hash.update(digest);
-                hash.update(&start.to_be_bytes());
-                check.copy_from_slice(&hash.digest128().to_be_bytes()[..CHECK_LEN]);
-            }
+            CURSOR_FORMAT => Some(self.check_with::<Xxh3>(&self.list_digest.xxh3, start)),
             SHA256_CURSOR_FORMAT => {
-                let digest = self.list_digest.sha256.get_or_init(|| {
-                    let mut hash = Sha256::new();
-                    self.hash_list(&mut hash);
-                    hash.finalize().into()
-                });
-                let mut hash = Sha256::new();
-                hash.update(CURSOR_DOMAIN);
-                hash.update(digest);
-                hash.update(start.to_be_bytes());
-                check.copy_from_slice(&hash.finalize()[..CHECK_LEN]);
+                Some(self.check_with::<Sha256>(&self.list_digest.sha256, start))
             }
-            _ => return None,
+            _ => None,
         }
-        Some(check)
+    }
+
+    /// The first [`CHECK_LEN`] bytes of `H` over the domain, the list's digest (computed into
+    /// `digest` the first time) and `start`.
+    fn check_with<H: ListHasher>(
+        &self,
+        digest: &OnceLock<H::Digest>,
+        start: u32,
+    ) -> [u8; CHECK_LEN] {
+        let digest = digest.get_or_init(|| {
+            let mut hash = H::start();
+            self.hash_list(&mut hash);
+            hash.finish()
+        });
+        let mut hash = H::start();
+        hash.feed(CURSOR_DOMAIN);
+        hash.feed(digest.as_ref());
+        hash.feed(&start.to_be_bytes());
+        let mut check = [0; CHECK_LEN];
+        check.copy_from_slice(&hash.finish().as_ref()[..CHECK_LEN]);
+        check
     }
 
     /// The cursor of the page that starts at the list's `start`th tool ([`CURSOR_LEN`]
