@@ -38,10 +38,12 @@ async fn harness_of(n: usize, budget: usize, page_size: Option<usize>, flavour: 
     Harness::with_manifest(config, |document| with_tools(document, n, flavour)).await
 }
 
-/// One `tools/list` request with `params`, in the legacy (`modern == false`) or modern era.
-async fn list(h: &Harness, modern: bool, id: i64, params: &Value) -> Answer {
+/// One `tools/list` request with `id` and `params`, in the legacy (`modern == false`) or
+/// modern era.
+async fn list(h: &Harness, modern: bool, id: impl Into<Value>, params: &Value) -> Answer {
+    let id: Value = id.into();
     if modern {
-        let body = modern_body(&json!(id), "tools/list", params, "2026-07-28");
+        let body = modern_body(&id, "tools/list", params, "2026-07-28");
         send(
             h,
             "/mcp/core",
@@ -50,12 +52,8 @@ async fn list(h: &Harness, modern: bool, id: i64, params: &Value) -> Answer {
         )
         .await
     } else {
-        h.post(
-            "/mcp/core",
-            &rpc(json!(id), "tools/list", params.clone()),
-            &[],
-        )
-        .await
+        h.post("/mcp/core", &rpc(id, "tools/list", params.clone()), &[])
+            .await
     }
 }
 
@@ -386,23 +384,7 @@ async fn t2_e2_the_longest_id_fits_on_every_page_of_a_list_whose_largest_entry_j
         let mut listed = Vec::new();
         let mut params = json!({});
         loop {
-            let answer = if modern {
-                let body = modern_body(&id, "tools/list", &params, "2026-07-28");
-                send(
-                    &h,
-                    "/mcp/core",
-                    &modern_headers("tools/list", None),
-                    &body.to_string(),
-                )
-                .await
-            } else {
-                h.post(
-                    "/mcp/core",
-                    &rpc(id.clone(), "tools/list", params.clone()),
-                    &[],
-                )
-                .await
-            };
+            let answer = list(&h, modern, id.clone(), &params).await;
             assert_eq!(answer.status, 200);
             assert!(
                 answer.body.len() <= budget,
