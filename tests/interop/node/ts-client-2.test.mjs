@@ -430,44 +430,52 @@ describe("TypeScript client 2.x with the default (legacy) negotiation", () => {
 
 describe("usage events of both eras", () => {
   test("each request's usage event names its era and protocol version (U1)", async () => {
-    const before = gateways.interop.usageEvents().length;
     const modern = await connect(gateways.interopUrl, { mode: { pin: MODERN } });
     await modern.client.callTool({ name: "test_simple_text", arguments: {} });
     await modern.client.close();
     const legacy = await connect(gateways.interopUrl);
     await legacy.client.callTool({ name: "test_error_handling", arguments: {} });
     await legacy.client.close();
-    const mine = () =>
-      gateways.interop
-        .usageEvents()
-        .slice(before)
-        .filter((e) => ["server/discover", "tools/call", "initialize"].includes(e.method));
-    // Wait for both calls' events: a late event of an earlier test may also follow `before`.
+    // Each answer's `x-request-id` names its usage event (H8, U1): an earlier test's event
+    // that is written late (the same tools are called there) is never taken for these.
+    const ids = (exchanges) =>
+      new Set(
+        exchanges
+          .filter((e) => e.method === "POST")
+          .map((e) => e.responseHeaders["x-request-id"])
+          .filter(Boolean),
+      );
+    const modernIds = ids(modern.exchanges);
+    const legacyIds = ids(legacy.exchanges);
+    assert.ok(modernIds.size > 0 && legacyIds.size > 0, "every answer carries x-request-id");
+    const of = (wanted) =>
+      gateways.interop.usageEvents().filter((e) => wanted.has(e.x_request_id));
     await eventually(
-      () =>
-        ["test_simple_text", "test_error_handling"].every((tool) =>
-          mine().some((e) => e.tool === tool),
-        ),
-      "the usage events of both calls",
+      () => of(modernIds).length === modernIds.size && of(legacyIds).length === legacyIds.size,
+      "the usage events of both clients' requests",
     );
-    const events = mine();
+    const modernEvents = of(modernIds);
+    const legacyEvents = of(legacyIds);
     // The client may answer server/discover from its cache (ttlMs, cacheScope: public) when an
     // earlier test of this file discovered the same URL; a probe it does send is modern.
-    for (const discover of events.filter((e) => e.method === "server/discover")) {
+    for (const discover of modernEvents.filter((e) => e.method === "server/discover")) {
       assert.equal(discover.era, "modern");
       assert.equal(discover.protocol_version, MODERN);
     }
-    const modernCall = events.find((e) => e.method === "tools/call" && e.tool === "test_simple_text");
+    const modernCall = modernEvents.find((e) => e.method === "tools/call");
+    assert.equal(modernCall.tool, "test_simple_text", JSON.stringify(modernCall));
     assert.equal(modernCall.era, "modern", JSON.stringify(modernCall));
     assert.equal(modernCall.protocol_version, MODERN);
     assert.equal(modernCall.outcome, "ok");
-    const legacyCall = events.find(
-      (e) => e.method === "tools/call" && e.tool === "test_error_handling",
-    );
+    const legacyCall = legacyEvents.find((e) => e.method === "tools/call");
+    assert.equal(legacyCall.tool, "test_error_handling", JSON.stringify(legacyCall));
     assert.equal(legacyCall.era, "legacy", JSON.stringify(legacyCall));
     assert.equal(legacyCall.protocol_version, LEGACY);
     assert.equal(legacyCall.outcome, "tool_error");
-    assert.equal(events.find((e) => e.method === "initialize").era, "legacy");
+    assert.equal(legacyEvents.find((e) => e.method === "initialize").era, "legacy");
+    for (const event of [...modernEvents, ...legacyEvents]) {
+      assert.equal(event.route, "interop", JSON.stringify(event));
+    }
   });
 });
 
