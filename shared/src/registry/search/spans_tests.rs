@@ -136,6 +136,48 @@ fn s4_the_texts_noted_at_load_are_the_entries_own() {
     assert_eq!(documents[6].1, owned(&[(Field::Name, "no_properties")]));
 }
 
+/// CONTRACT S4: a tool whose input schema is longer than a noted place can point into (65,535
+/// bytes) is read from its JSON, with the same texts; the tools around it are noted.
+#[test]
+fn s4_a_schema_past_the_noted_places_reach_is_read_from_its_json() {
+    let long = "long ".repeat(14_000);
+    let tool = |name: &str, description: &str| {
+        serde_json::json!({
+            "name": name,
+            "description": "Finds orders.",
+            "inputSchema": {"type": "object", "properties": {
+                "first": {"type": "string", "description": description},
+                "lateProperty": {"type": "string", "description": "found after the long one"}}},
+            "_meta": {"version": "1.0.0", "endpoint": "http://127.0.0.1:9/o", "timeoutMs": 1000}
+        })
+    };
+    let manifest = serde_json::json!({
+        "manifestVersion": 1, "toolSearch": {"mode": "add"},
+        "tools": [tool("short_before", "short"), tool("long_one", &long),
+                  tool("short_after", "short")]
+    });
+    let bytes = Bytes::from(serde_json::to_vec(&manifest).expect("JSON"));
+    let snapshot = crate::registry::compile_bytes("t", &bytes).expect("the manifest loads");
+    let route = snapshot.single.as_deref().expect("a single route");
+    let search = route.search.as_ref().expect("toolSearch");
+    let documents = both(search, route);
+    let noted: Vec<bool> = documents.iter().map(|(noted, ..)| *noted).collect();
+    assert_eq!(noted, [true, false, true]);
+    for (doc, (_, read, json)) in documents.iter().enumerate() {
+        assert_eq!(read, json, "document {doc}");
+        assert_eq!(
+            read.len(),
+            6,
+            "document {doc}: name, description, two properties"
+        );
+    }
+    assert_eq!(
+        documents[1].1[4],
+        (Field::PropertyName, "lateProperty".to_owned())
+    );
+    assert_eq!(documents[1].1[3].1, long);
+}
+
 mod any_manifest {
     use bytes::Bytes;
     use proptest::prelude::*;
