@@ -15,6 +15,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::manifest::{CompiledTools, compile_manifest_with};
+use super::origins::Origins;
 use super::problems::{ManifestProblem, join};
 use super::strict::Strict;
 use super::threads::{CompiledTool, ToolsInput, compile_tools_at};
@@ -37,6 +38,7 @@ pub(crate) fn compile_manifest_text(
         text,
         &mut Finishing {
             patterns: CheckedPatterns::default(),
+            origins: Origins::default(),
             // A manifest without the key has no route with a search: its tools' searched texts
             // are not noted (a mention elsewhere only notes them for nothing).
             searched: memchr::memmem::find(bytes, br#""toolSearch""#).is_some(),
@@ -103,6 +105,8 @@ trait ToolReader<'de> {
 /// text a `Value` parse refuses ends the pass (the manifest is then parsed whole).
 struct Finishing<'m> {
     patterns: CheckedPatterns,
+    /// The endpoints' origins parsed so far (CONTRACT R5).
+    origins: Origins,
     /// Whether a route may have a search (CONTRACT S1): the tools' searched texts are noted.
     searched: bool,
     /// The manifest's text, which the pass reads, as bytes and as text.
@@ -119,7 +123,12 @@ impl<'de, 'm: 'de> ToolReader<'de> for Finishing<'m> {
         around: usize,
     ) -> Result<Self::Tool, D::Error> {
         let read = StreamedTool::read(tool, self.text, around, self.searched)?;
-        match read.finish(&mut self.patterns, self.manifest, self.searched) {
+        match read.finish(
+            &mut self.patterns,
+            &mut self.origins,
+            self.manifest,
+            self.searched,
+        ) {
             Finished::Compiled(tool) => Ok(Some(tool)),
             Finished::Unproven => Ok(None),
         }

@@ -6,6 +6,7 @@
 use serde_json::{Map, Value};
 
 use super::auth::{AuthInput, compile_auth};
+use super::origins::Origins;
 use super::problems::{Problems, join, string_field};
 use super::rest::{RestInput, check_no_placeholders, compile_rest};
 use crate::registry::{Endpoint, FunctionArn, ResultFormat};
@@ -36,13 +37,15 @@ pub(super) struct MetaParts {
 }
 
 /// Compiles the `_meta` of the tool at `path` (CONTRACT M, M2, M4, R5); `input_schema` is the
-/// tool's, which a REST-shaped tool's `parameters` are checked against. `None` when a problem
-/// was found (added to `problems`).
+/// tool's, which a REST-shaped tool's `parameters` are checked against; an http(s) endpoint
+/// is parsed through the load's `origins`. `None` when a problem was found (added to
+/// `problems`).
 pub(super) fn compile_meta(
     meta: Option<&Value>,
     input_schema: Option<&Value>,
     path: &str,
     problems: &mut Problems,
+    origins: &mut Origins,
 ) -> Option<MetaParts> {
     let before = problems.0.len();
     let meta_path = join(path, "_meta");
@@ -72,7 +75,7 @@ pub(super) fn compile_meta(
         }
     };
     let endpoint = match fields.endpoint {
-        Some(Value::String(text)) if let Some(url) = absolute_http_url(text) => {
+        Some(Value::String(text)) if let Some(url) = absolute_http_url(origins.parse(text)) => {
             if let Some(problem) = endpoint_url_problem(text, &url) {
                 problems.add(&join(&meta_path, "endpoint"), problem);
             }
@@ -272,8 +275,8 @@ fn is_dot_segment(segment: &str) -> bool {
     }
 }
 
-fn absolute_http_url(url: &str) -> Option<url::Url> {
-    url::Url::parse(url).ok().filter(|u| {
+fn absolute_http_url(url: Option<url::Url>) -> Option<url::Url> {
+    url.filter(|u| {
         matches!(u.scheme(), "http" | "https") && u.host_str().is_some_and(|h| !h.is_empty())
     })
 }

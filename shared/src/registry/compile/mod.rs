@@ -6,6 +6,7 @@
 //! - `manifest`: the document, its routes and each route's `tools/list` and lookup;
 //! - `tool`: one tool, its schemas and public `tools/list` fields;
 //! - `meta`: a tool's `_meta` (endpoint, method, timeout, result format, version, active);
+//!   its http(s) endpoint parsed through the load's `origins`;
 //! - `auth`: a tool's `_meta.auth`, its outbound credential (CONTRACT M5);
 //! - `authorization`: a route's Cedar policies (CONTRACT Z1, Z8);
 //! - `header_params`: a tool's `x-mcp-header` annotations (CONTRACT N6);
@@ -50,6 +51,7 @@ mod header_params;
 mod list_entry;
 mod manifest;
 mod meta;
+mod origins;
 mod problems;
 mod rest;
 mod schema_check;

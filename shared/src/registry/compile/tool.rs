@@ -95,6 +95,7 @@ pub(super) fn compile_tool(
         object.get("inputSchema"),
         path,
         problems,
+        &mut super::origins::Origins::default(),
     );
     if problems.0.len() > before {
         return None;

@@ -24,6 +24,7 @@ use serde_json::Value;
 use super::header_params::header_params;
 use super::list_entry::{entry_head, entry_tail};
 use super::meta::compile_meta;
+use super::origins::Origins;
 use super::problems::Problems;
 use super::schema_check::Facts;
 use super::strict::{Strict, Text};
@@ -257,13 +258,14 @@ impl StreamedTool<'_> {
     pub(super) fn finish(
         self,
         patterns: &mut CheckedPatterns,
+        origins: &mut Origins,
         manifest: &Bytes,
         searched: bool,
     ) -> Finished {
         let Some(draft) = self.0 else {
             return Finished::Unproven;
         };
-        match draft.compile(patterns, manifest, searched) {
+        match draft.compile(patterns, origins, manifest, searched) {
             Some(tool) => Finished::Compiled(tool),
             None => Finished::Unproven,
         }
@@ -274,6 +276,7 @@ impl ToolDraft<'_> {
     fn compile(
         &self,
         patterns: &mut CheckedPatterns,
+        origins: &mut Origins,
         manifest: &Bytes,
         searched: bool,
     ) -> Option<CompiledTool> {
@@ -334,7 +337,13 @@ impl ToolDraft<'_> {
             }
             _ => Vec::new(),
         };
-        let meta = compile_meta(self.meta.as_ref(), parsed_input.as_ref(), "", &mut problems);
+        let meta = compile_meta(
+            self.meta.as_ref(),
+            parsed_input.as_ref(),
+            "",
+            &mut problems,
+            origins,
+        );
         if !problems.0.is_empty() {
             return None;
         }
