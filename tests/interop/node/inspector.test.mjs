@@ -159,13 +159,29 @@ async function eventsSince(from, what) {
   }
 }
 
+/**
+ * The number of the interop gateway's usage events once none has been written for 200 ms (at
+ * most 10 s): an earlier test's last event, written just after its answer, is then counted
+ * before this test's start and never taken for one of its own.
+ */
+async function settledCount() {
+  const deadline = Date.now() + 10_000;
+  let count = gateways.interop.usageEvents().length;
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const now = gateways.interop.usageEvents().length;
+    if (now === count || Date.now() > deadline) return now;
+    count = now;
+  }
+}
+
 for (const era of ["modern", "auto"]) {
   describe(`MCP Inspector ${INSPECTOR_2.version} --cli --protocol-era ${era}`, () => {
     const modern = (args, url = gateways.interopUrl) =>
       inspect(INSPECTOR_2, url, ["--protocol-era", era, ...args]);
 
     test(`it negotiates ${MODERN} with server/discover and never sends initialize (N)`, async () => {
-      const from = gateways.interop.usageEvents().length;
+      const from = await settledCount();
       const run = await modern(["--method", "initialize"]);
       assert.equal(run.code, 0, run.stderr);
       const shown = printed(run);
@@ -183,7 +199,7 @@ for (const era of ["modern", "auto"]) {
     });
 
     test(`its requests' usage events name the modern era and ${MODERN} (U1, N)`, async () => {
-      const from = gateways.interop.usageEvents().length;
+      const from = await settledCount();
       const run = await modern(["--method", "tools/call", "--tool-name", "test_simple_text"]);
       assert.equal(run.code, 0, run.stderr);
       const events = await eventsSince(
