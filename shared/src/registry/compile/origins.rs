@@ -125,5 +125,20 @@ mod tests {
                 prop_assert_eq!(origins.parse(&text), url::Url::parse(&text).ok(), "{:?}", text);
             }
         }
+
+        /// CONTRACT R5: over any text of URL characters after a scheme, two endpoints under one
+        /// origin.
+        #[test]
+        fn r5_any_url_text_parses_as_a_whole_parse_does(
+            scheme in "[a-zA-Z][a-zA-Z+.-]{0,5}",
+            authority in "[a-zA-Z0-9.:@%\\[\\]_~-]{0,20}",
+            paths in proptest::collection::vec("[a-zA-Z0-9./%?#@:;=&+!$'()*,_~ \t\\\\\\-]{0,20}", 1..4),
+        ) {
+            let mut origins = Origins::default();
+            for path in paths {
+                let text = format!("{scheme}://{authority}/{path}");
+                prop_assert_eq!(origins.parse(&text), url::Url::parse(&text).ok(), "{:?}", text);
+            }
+        }
     }
 }
