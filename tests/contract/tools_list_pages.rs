@@ -75,6 +75,15 @@ async fn all_pages(h: &Harness, modern: bool) -> Vec<Answer> {
     }
 }
 
+/// The limits of a load from a file in these tests: 5 s, 1 MiB, and `max_response_bytes`.
+fn limits(max_response_bytes: usize) -> LoadLimits {
+    LoadLimits {
+        timeout: std::time::Duration::from_secs(5),
+        max_bytes: 1 << 20,
+        max_response_bytes,
+    }
+}
+
 fn names(answer: &Answer) -> Vec<String> {
     names_of(&answer.json())
 }
@@ -252,11 +261,6 @@ async fn t2_a_tool_whose_entry_fits_on_no_page_fails_the_load_with_its_name() {
          "_meta": {"endpoint": "http://127.0.0.1:9/h"}}
     ]}]});
     std::fs::write(&file, manifest.to_string()).unwrap();
-    let limits = |max_response_bytes| LoadLimits {
-        timeout: std::time::Duration::from_secs(5),
-        max_bytes: 1 << 20,
-        max_response_bytes,
-    };
     let source = FileSource(file.to_string_lossy().into_owned());
     let error = load_from(&source, limits(6 * 1024)).await.unwrap_err();
     let RegistryError::Invalid { problems, .. } = &error else {
@@ -304,11 +308,6 @@ async fn t2_the_load_counts_the_server_info_as_a_modern_page_writes_it_escaped()
                    "_meta": {"endpoint": "http://127.0.0.1:9/t"}}]}]});
     std::fs::write(&file, manifest.to_string()).unwrap();
     let source = FileSource(file.to_string_lossy().into_owned());
-    let limits = |max_response_bytes| LoadLimits {
-        timeout: std::time::Duration::from_secs(5),
-        max_bytes: 1 << 20,
-        max_response_bytes,
-    };
     // 1,900 quotes are 3,802 bytes in a modern page's serverInfo: no room is left at 4 KiB.
     let error = load_from(&source, limits(4096)).await.unwrap_err();
     let envelope = 2048 + "\"big\"".len() + 2 + 2 * 1900 + "\"1.0.0\"".len();
@@ -370,11 +369,6 @@ async fn t2_e2_the_longest_id_fits_on_every_page_of_a_list_whose_largest_entry_j
     let manifest = json!({"manifestVersion": 1, "routes": [{"routeKey": "core", "tools": [tool]}]});
     std::fs::write(&file, manifest.to_string()).unwrap();
     let source = FileSource(file.to_string_lossy().into_owned());
-    let limits = |max_response_bytes| LoadLimits {
-        timeout: std::time::Duration::from_secs(5),
-        max_bytes: 1 << 20,
-        max_response_bytes,
-    };
     assert!(load_from(&source, limits(budget)).await.is_ok());
     assert!(load_from(&source, limits(budget - 1)).await.is_err());
     let _ = std::fs::remove_dir_all(&dir);
