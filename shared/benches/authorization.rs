@@ -308,8 +308,8 @@ fn hundred_policies(n: usize) -> String {
     text
 }
 
-/// The 1,000-tool manifest's text, without `authorization` or with the 100 policies and the
-/// digest `mcp-manifest policy embed` would write (CONTRACT Z11).
+/// The 1,000-tool manifest's text, without `authorization` or with the 100 policies, their
+/// JSON form and the digest `mcp-manifest policy embed` would write (CONTRACT Z11, Z12).
 fn cold_manifest(policies: bool) -> Bytes {
     let mut route = json!({"routeKey": "core", "tools": cold_tools(1000)});
     if policies {
@@ -318,11 +318,12 @@ fn cold_manifest(policies: bool) -> Bytes {
     let mut document = json!({"manifestVersion": 1, "routes": [route]});
     if policies {
         let snapshot = compile_manifest(&document).expect("the cold manifest is valid");
-        let digest = snapshot
+        let (json, digest) = snapshot
             .route("core")
             .and_then(|r| r.policies())
-            .map(|p| p.validation_digest().to_string())
-            .expect("a digest");
+            .and_then(RoutePolicies::embedded_form)
+            .expect("a JSON form and a digest");
+        document["routes"][0]["authorization"]["policiesJson"] = json!(json);
         document["routes"][0]["authorization"]["validated"] = json!(digest);
     }
     Bytes::from(serde_json::to_vec(&document).expect("a JSON value serializes"))
@@ -366,7 +367,8 @@ fn cold(c: &mut Criterion) {
 }
 
 /// The parts of a first list with 100 policies: the parse of the policies a digest vouched
-/// for, and the visibility of 1,000 tools for the anonymous caller.
+/// for (their JSON form, CONTRACT Z12, and the text, as a manifest without the JSON form
+/// has it), and the visibility of 1,000 tools for the anonymous caller.
 fn cold_parts(c: &mut Criterion) {
     use mcp_gateway::authz::{CallerFacts, RequestFacts};
     let document: Value =
@@ -388,6 +390,33 @@ fn cold_parts(c: &mut Criterion) {
     c.bench_function("authorization/cold_parts/parse_100_policies", |b| {
         b.iter_batched(
             compile,
+            |policies| black_box(policies.policy_ids().count()),
+            BatchSize::LargeInput,
+        );
+    });
+    // The same policies with the digest of their text alone: parsed from the text.
+    let mut text_only = route["authorization"].clone();
+    let text = text_only["policies"]
+        .as_str()
+        .expect("policies")
+        .to_string();
+    let schemas: Vec<(&str, Vec<u8>)> = tools
+        .iter()
+        .map(|(name, schema)| (*name, serde_json::to_vec(schema).unwrap_or_default()))
+        .collect();
+    text_only["validated"] = json!(mcp_gateway::authz::policies::validation_digest(
+        schemas.iter().map(|(n, s)| (*n, s.as_slice())),
+        &text
+    ));
+    if let Some(object) = text_only.as_object_mut() {
+        object.remove("policiesJson");
+    }
+    c.bench_function("authorization/cold_parts/parse_100_policies_text", |b| {
+        b.iter_batched(
+            || {
+                RoutePolicies::compile("core", &text_only, tools.iter().copied())
+                    .expect("the cold policies compile")
+            },
             |policies| black_box(policies.policy_ids().count()),
             BatchSize::LargeInput,
         );

@@ -66,11 +66,13 @@ pub(super) fn with_policies(document: &mut Value, mode: &str, policies: &str) {
 }
 
 async fn harness(mode: &str) -> Harness {
-    let mode = mode.to_string();
-    let h = Harness::with_manifest(Config::fixed_defaults(), move |d| {
-        with_policies(d, &mode, POLICIES);
-    })
-    .await;
+    harness_with(|d| with_policies(d, mode, POLICIES)).await
+}
+
+/// A harness on the manifest `edit` makes, with the Tool Service answering `/refund`,
+/// `/payroll` and `/search`.
+pub(super) async fn harness_with(edit: impl FnOnce(&mut Value)) -> Harness {
+    let h = Harness::with_manifest(Config::fixed_defaults(), edit).await;
     for route in ["/refund", "/payroll", "/search"] {
         Mock::given(path(route))
             .respond_with(ResponseTemplate::new(200).set_body_json(json!({"ok": true})))
@@ -82,7 +84,7 @@ async fn harness(mode: &str) -> Harness {
 
 const GUID: (&str, &str) = ("guid", "0b5e7c0a-1d2e-4f3a-9b8c-7d6e5f4a3b2c");
 
-async fn call(h: &Harness, name: &str, arguments: Value) -> Answer {
+pub(super) async fn call(h: &Harness, name: &str, arguments: Value) -> Answer {
     let body = rpc(
         json!(1),
         "tools/call",
@@ -103,7 +105,7 @@ async fn modern_call(h: &Harness, name: &str, arguments: Value) -> Answer {
     send(h, "/mcp/core", &headers, &body.to_string()).await
 }
 
-fn text(answer: &Answer) -> String {
+pub(super) fn text(answer: &Answer) -> String {
     let json = answer.json();
     assert_eq!(json["result"]["isError"], true, "{json}");
     json["result"]["content"][0]["text"]
@@ -112,7 +114,7 @@ fn text(answer: &Answer) -> String {
         .to_string()
 }
 
-async fn tool_service_calls(h: &Harness, route: &str) -> usize {
+pub(super) async fn tool_service_calls(h: &Harness, route: &str) -> usize {
     let requests = h.tool_service.received_requests().await.unwrap_or_default();
     requests.iter().filter(|r| r.url.path() == route).count()
 }
@@ -435,11 +437,21 @@ async fn z8_policies_that_fail_to_parse_or_validate_fail_the_load_naming_the_pol
     );
 }
 
-/// The digest `mcp-manifest policy embed` would write for `document`'s route 0 and `policies`:
-/// its tools in order, but for the two entries of `versioned`, which the route's Cedar schema
-/// leaves out as the load does.
+/// The digest `mcp-manifest policy embed` would write for `document`'s route 0 and `policies`
+/// (without a JSON form, CONTRACT Z11).
 fn digest_of(document: &Value, policies: &str) -> String {
-    let tools: Vec<(String, Vec<u8>)> = document["routes"][0]["tools"]
+    let tools = schema_texts(document);
+    mcp_gateway::authz::policies::validation_digest(
+        tools.iter().map(|(n, t)| (n.as_str(), t.as_slice())),
+        policies,
+    )
+}
+
+/// What the digest reads of `document`'s route 0: its tools' names and `inputSchema` texts in
+/// order, but for the two entries of `versioned`, which the route's Cedar schema leaves out as
+/// the load does.
+pub(super) fn schema_texts(document: &Value) -> Vec<(String, Vec<u8>)> {
+    document["routes"][0]["tools"]
         .as_array()
         .unwrap()
         .iter()
@@ -450,11 +462,7 @@ fn digest_of(document: &Value, policies: &str) -> String {
                 serde_json::to_vec(&t["inputSchema"]).unwrap(),
             )
         })
-        .collect();
-    mcp_gateway::authz::policies::validation_digest(
-        tools.iter().map(|(n, t)| (n.as_str(), t.as_slice())),
-        policies,
-    )
+        .collect()
 }
 
 const MISTYPED: &str = r#"@id("typo") permit(principal, action == Gateway::Action::"refund", resource) when { context.input.amout > decimal("1.0") };"#;

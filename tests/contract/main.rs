@@ -9,6 +9,7 @@ mod auth_oauth;
 mod auth_tokens;
 mod authorization;
 mod authorization_callers;
+mod authorization_json;
 mod cors;
 mod golden;
 mod hostile_input;

@@ -325,8 +325,9 @@ fn test(cases: &Path) -> Result<bool, String> {
 }
 
 /// Writes the manifest with its `.cedar` files' text in place and, on each route with
-/// policies, `authorization.validated`: the digest of the policies and tools that strict
-/// validation has just accepted here (CONTRACT Z9, Z11).
+/// policies, `authorization.policiesJson` (Cedar's JSON form of the text, CONTRACT Z12) and
+/// `authorization.validated`: the digest of the policies, their JSON form and the tools that
+/// strict validation has just accepted here (CONTRACT Z9, Z11).
 fn embed(source: &Path, output: Option<&Path>, compact: bool) -> Result<(), String> {
     let mut document = read_manifest(source)?;
     take_digests(&mut document);
@@ -338,18 +339,21 @@ fn embed(source: &Path, output: Option<&Path>, compact: bool) -> Result<(), Stri
         format!("the manifest is invalid:\n{}", lines.join("\n"))
     })?;
     for (key, route) in route_objects(&mut document) {
-        let digest = snapshot
+        let embedded = snapshot
             .route(&key)
             .or_else(|| snapshot.fixed_route(&key))
             .and_then(|route| route.policies())
-            .map(|p| p.validation_digest().to_string());
-        if let (Some(digest), Some(authorization)) = (
-            digest,
-            route
-                .get_mut("authorization")
-                .and_then(Value::as_object_mut),
-        ) {
-            authorization.insert("validated".into(), Value::String(digest));
+            .and_then(mcp_gateway::authz::RoutePolicies::embedded_form);
+        if let Some(authorization) = route
+            .get_mut("authorization")
+            .and_then(Value::as_object_mut)
+        {
+            // CONTRACT Z12: a JSON form read earlier is written anew from the text, or dropped.
+            authorization.remove("policiesJson");
+            if let Some((json, digest)) = embedded {
+                authorization.insert("policiesJson".into(), Value::String(json));
+                authorization.insert("validated".into(), Value::String(digest));
+            }
         }
     }
     let text = if compact {

@@ -171,6 +171,18 @@ fn z9_policy_embed_writes_the_file_into_the_manifest_which_the_gateway_then_load
     let snapshot = mcp_gateway::registry::compile_manifest(&written).unwrap();
     let policies = snapshot.route("core").unwrap().policies().unwrap();
     assert_eq!(policies.validation_digest(), digest);
+    // CONTRACT Z12: beside it, Cedar's JSON form of the text, which the digest covers.
+    let json = written["routes"][0]["authorization"]["policiesJson"]
+        .as_str()
+        .expect("embed writes the JSON form");
+    assert!(
+        json.starts_with(r#"{"staticPolicies":{"policy0":"#),
+        "{json}"
+    );
+    assert_eq!(
+        policies.embedded_form(),
+        Some((json.to_string(), digest.clone()))
+    );
     // Loaded from the indented text it wrote, and from the same written `--compact`, the
     // digest is the same: whitespace outside strings is not digested.
     let compact_path = path(&dir, "compact.json");
@@ -232,6 +244,11 @@ fn z11_validate_checks_in_full_whatever_the_digest_and_warns_when_it_is_stale() 
     // A policy strict validation refuses is refused by validate though a digest vouches for it.
     let typo = r#"@id("typo") permit(principal, action == Gateway::Action::"refund", resource) when { context.input.amout > decimal("1.0") };"#;
     written["routes"][0]["authorization"]["policies"] = json!(typo);
+    // A digest of the text alone, written by hand: the JSON form embed wrote goes (Z12).
+    written["routes"][0]["authorization"]
+        .as_object_mut()
+        .unwrap()
+        .remove("policiesJson");
     let snapshot_tools: Vec<(String, Vec<u8>)> = written["routes"][0]["tools"]
         .as_array()
         .unwrap()

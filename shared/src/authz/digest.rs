@@ -24,8 +24,32 @@ pub fn validation_digest<'a>(
     tools: impl IntoIterator<Item = (&'a str, &'a [u8])>,
     policies: &str,
 ) -> String {
+    digest_of(tools, policies, None)
+}
+
+/// [`validation_digest`] of a route whose `authorization` also carries `policiesJson`
+/// (CONTRACT Z12), Cedar's JSON form of the same policies: the digest covers that text as well
+/// (its length, then its bytes as the string holds them), so a load that finds it matching
+/// may parse the JSON form in place of the text.
+#[must_use]
+pub fn validation_digest_with_json<'a>(
+    tools: impl IntoIterator<Item = (&'a str, &'a [u8])>,
+    policies: &str,
+    json_form: &str,
+) -> String {
+    digest_of(tools, policies, Some(json_form))
+}
+
+fn digest_of<'a>(
+    tools: impl IntoIterator<Item = (&'a str, &'a [u8])>,
+    policies: &str,
+    json_form: Option<&str>,
+) -> String {
     let mut hasher = Sha256::new();
-    hasher.update(format!("mcp-gateway authorization v2\ncedar {CEDAR_VERSION}\n").as_bytes());
+    // A digest with a JSON form has its own first line: neither can pass for the other.
+    let version = if json_form.is_some() { "v3" } else { "v2" };
+    hasher
+        .update(format!("mcp-gateway authorization {version}\ncedar {CEDAR_VERSION}\n").as_bytes());
     let mut count = 0_usize;
     for (name, schema) in tools {
         // A name as a JSON string and a schema without whitespace outside its strings hold no
@@ -38,6 +62,11 @@ pub fn validation_digest<'a>(
     }
     // The count ends the tools' part: no policy text can pass for a tool.
     hasher.update(format!("tools {count}\n").as_bytes());
+    if let Some(json) = json_form {
+        // Its length first: no policy text can pass for the end of a JSON form.
+        hasher.update(format!("json {}\n", json.len()).as_bytes());
+        hasher.update(json.as_bytes());
+    }
     hasher.update(policies.as_bytes());
     format!("sha256:{}", hex::encode(hasher.finalize()))
 }

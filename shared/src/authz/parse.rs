@@ -1,5 +1,5 @@
-//! A route's policy text parsed, each policy under its `@id`, and strictly validated against the
-//! route's generated schema (CONTRACT Z1, Z2, Z8).
+//! A route's policy text (or its JSON form, CONTRACT Z12) parsed, each policy under its `@id`,
+//! and strictly validated against the route's generated schema (CONTRACT Z1, Z2, Z8).
 
 use std::str::FromStr;
 
@@ -54,6 +54,55 @@ pub(super) fn parse(text: &str) -> Result<(PolicySet, Vec<PolicyId>), Vec<Policy
             message: format!("Cedar cannot parse the policies{at}: {e}"),
         }]
     })?;
+    name_by_id(&parsed)
+}
+
+/// Parses Cedar's JSON form of a route's policies (CONTRACT Z12), as [`json_form`] writes it:
+/// the same policy set as [`parse`] of the text it was written from, each policy named alike.
+pub(super) fn parse_json(json: &str) -> Result<(PolicySet, Vec<PolicyId>), Vec<PolicyProblem>> {
+    let parsed = PolicySet::from_json_str(json).map_err(|e| {
+        vec![PolicyProblem {
+            path: "policiesJson",
+            message: format!("Cedar cannot read the JSON form of the policies: {e}"),
+        }]
+    })?;
+    name_by_id(&parsed)
+}
+
+/// Cedar's JSON form of the policy `text` (CONTRACT Z12): `{"staticPolicies": {"policy0":
+/// …, "policy1": …}, "templates": {}, "templateLinks": []}`, each policy in Cedar's JSON
+/// policy format under the name Cedar's parser gives it (`policy<N>`, its place in the text),
+/// written in the text's order so that the same text always gives the same JSON. `None` when
+/// the text does not parse.
+pub(super) fn json_form(text: &str) -> Option<String> {
+    let parsed = PolicySet::from_str(text).ok()?;
+    let mut policies: Vec<_> = parsed.policies().collect();
+    policies.sort_by_key(|p| place(p.id()));
+    let mut out = String::with_capacity(text.len() * 2);
+    out.push_str("{\"staticPolicies\":{");
+    for (i, policy) in policies.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        let id = serde_json::to_string(AsRef::<str>::as_ref(policy.id())).ok()?;
+        out.push_str(&id);
+        out.push(':');
+        out.push_str(&policy.to_json().ok()?.to_string());
+    }
+    out.push_str("},\"templates\":{},\"templateLinks\":[]}");
+    Some(out)
+}
+
+/// The place in the text of a policy Cedar's parser named `policy<N>`.
+fn place(id: &PolicyId) -> Option<usize> {
+    AsRef::<str>::as_ref(id)
+        .strip_prefix("policy")
+        .and_then(|n| n.parse::<usize>().ok())
+}
+
+/// Each policy of `parsed` under its `@id`, else its parser's name (`policy<N>`), and the ids
+/// in the text's order; refuses templates and a repeated `@id` (CONTRACT Z1, Z8).
+fn name_by_id(parsed: &PolicySet) -> Result<(PolicySet, Vec<PolicyId>), Vec<PolicyProblem>> {
     if parsed.templates().next().is_some() {
         return Err(vec![PolicyProblem {
             path: "policies",
@@ -62,11 +111,7 @@ pub(super) fn parse(text: &str) -> Result<(PolicySet, Vec<PolicyId>), Vec<Policy
     }
     let mut policies: Vec<_> = parsed.policies().collect();
     // `from_str` names them policy0, policy1 … in the text's order.
-    policies.sort_by_key(|p| {
-        AsRef::<str>::as_ref(p.id())
-            .strip_prefix("policy")
-            .and_then(|n| n.parse::<usize>().ok())
-    });
+    policies.sort_by_key(|p| place(p.id()));
     let mut set = PolicySet::new();
     let mut order = Vec::with_capacity(policies.len());
     let mut problems = Vec::new();
@@ -104,4 +149,67 @@ fn line_column(text: &str, offset: usize) -> (usize, usize) {
     let line = before.matches('\n').count() + 1;
     let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
     (line, column)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Policies of every form the grammar has that the gateway's model can use: scopes with
+    /// `==`, `in` a list, `is`; conditions with `has`, `like` (wildcards, escapes), sets,
+    /// records, decimals, `if`, `unless`, unicode, tags; `@id`, `@reason` and no annotation.
+    const FORMS: &str = r#"
+@id("scoped")
+permit(principal == Gateway::Caller::"anonymous", action in [Gateway::Action::"a", Gateway::Action::"b"], resource == Gateway::Route::"core");
+permit(principal is Gateway::Caller, action in Gateway::Action::"call_tool", resource)
+when { principal.groups.containsAny(["hr", "ops"]) && principal.hasTag("dept") && principal.getTag("dept") like "sa*\*s" };
+@id("amounts") @reason("over \"500\" — needs a person")
+forbid(principal, action == Gateway::Action::"refund", resource)
+when { context.input has amount && context.input.amount.greaterThan(decimal("500.0001")) }
+unless { context.request has employeeNo && context.request.employeeNo == "직원-1" };
+@id("shapes")
+forbid(principal, action, resource)
+when { if context.input has tags then context.input.tags.contains({"k": [1, -2, true]}) else 3 * -4 < 2 };
+"#;
+
+    #[test]
+    fn z12_the_json_form_parses_to_the_policies_the_text_does() {
+        let (text_set, text_order) = parse(FORMS).unwrap();
+        let json = json_form(FORMS).unwrap();
+        let (json_set, json_order) = parse_json(&json).unwrap();
+        assert_eq!(text_order, json_order);
+        let names: Vec<&str> = text_order.iter().map(AsRef::as_ref).collect();
+        assert_eq!(names, ["scoped", "policy1", "amounts", "shapes"]);
+        for id in &text_order {
+            let (a, b) = (text_set.policy(id).unwrap(), json_set.policy(id).unwrap());
+            assert_eq!(a.to_json().unwrap(), b.to_json().unwrap(), "{id}");
+            assert_eq!(a.annotation("reason"), b.annotation("reason"), "{id}");
+        }
+        assert_eq!(json_form(FORMS).unwrap(), json);
+        assert_eq!(json_form("permit("), None);
+    }
+
+    #[test]
+    fn z12_a_json_form_with_a_template_or_a_repeated_id_is_refused_as_the_text_is() {
+        let template = "permit(principal == ?principal, action, resource);";
+        let json = PolicySet::from_str(template)
+            .unwrap()
+            .to_json()
+            .unwrap()
+            .to_string();
+        assert_eq!(
+            parse_json(&json).unwrap_err()[0].message,
+            "templates (policies with ?principal or ?resource) are not supported"
+        );
+        let repeated = r#"@id("a") permit(principal, action, resource); @id("a") forbid(principal, action, resource);"#;
+        assert_eq!(
+            parse_json(&json_form(repeated).unwrap()).unwrap_err()[0].message,
+            "policy 'a': the @id is repeated"
+        );
+        assert!(
+            parse_json("{").unwrap_err()[0]
+                .message
+                .starts_with("Cedar cannot read the JSON form of the policies: ")
+        );
+    }
 }
