@@ -168,11 +168,16 @@ fn z12_the_json_form_is_the_same_text_for_the_same_policies() {
     assert_eq!(
         names,
         [
-            "policy0", "policy1", "policy2", "policy3", "policy4", "policy5"
+            "anyone-searches",
+            "refunds",
+            "big-refunds",
+            "no-krw",
+            "count-guard",
+            "hr-reports"
         ]
     );
     assert_eq!(
-        parsed["staticPolicies"]["policy2"]["annotations"],
+        parsed["staticPolicies"]["big-refunds"]["annotations"],
         json!({"id": "big-refunds", "reason": "refunds above 500 need a person"})
     );
     assert_eq!(parsed["templates"], json!({}));

@@ -176,7 +176,7 @@ fn z9_policy_embed_writes_the_file_into_the_manifest_which_the_gateway_then_load
         .as_str()
         .expect("embed writes the JSON form");
     assert!(
-        json.starts_with(r#"{"staticPolicies":{"policy0":"#),
+        json.starts_with(r#"{"staticPolicies":{"hr-reports":"#),
         "{json}"
     );
     assert_eq!(

@@ -64,6 +64,9 @@ pub struct CallerView<'a> {
     caller: EntityUid,
     entity: Entity,
     request: RestrictedExpression,
+    /// The context of a visibility question (`input` unknown, `request` this request's),
+    /// made by the first: a list asks one per distinct slice, all with the same context.
+    unknown_input: std::sync::OnceLock<Option<Context>>,
 }
 
 impl RoutePolicies {
@@ -118,6 +121,7 @@ impl RoutePolicies {
             caller: uid,
             entity,
             request,
+            unknown_input: std::sync::OnceLock::new(),
         })
     }
 }
@@ -190,14 +194,19 @@ impl CallerView<'_> {
         let Some(entities) = self.store(action) else {
             return false;
         };
-        let context = Context::from_pairs([
-            (
-                "input".to_string(),
-                RestrictedExpression::new_unknown("input"),
-            ),
-            ("request".to_string(), self.request.clone()),
-        ]);
-        let Ok(context) = context else { return false };
+        let context = self.unknown_input.get_or_init(|| {
+            Context::from_pairs([
+                (
+                    "input".to_string(),
+                    RestrictedExpression::new_unknown("input"),
+                ),
+                ("request".to_string(), self.request.clone()),
+            ])
+            .ok()
+        });
+        let Some(context) = context.clone() else {
+            return false;
+        };
         let request = RequestBuilder::default()
             .principal(self.caller.clone())
             .action(p.uid_of(action).clone())

@@ -58,39 +58,100 @@ pub(super) fn parse(text: &str) -> Result<(PolicySet, Vec<PolicyId>), Vec<Policy
 }
 
 /// Parses Cedar's JSON form of a route's policies (CONTRACT Z12), as [`json_form`] writes it:
-/// the same policy set as [`parse`] of the text it was written from, each policy named alike.
+/// the policies are already under their names, in the text's order, so the set Cedar builds is
+/// the one kept (the text's parse builds a second one, to rename them). Refuses a template and
+/// a policy whose name is not its `@id` (or `policy<N>` for its place without one), which only
+/// a JSON form written by hand can hold.
 pub(super) fn parse_json(json: &str) -> Result<(PolicySet, Vec<PolicyId>), Vec<PolicyProblem>> {
-    let parsed = PolicySet::from_json_str(json).map_err(|e| {
+    let problem = |message: String| {
         vec![PolicyProblem {
             path: "policiesJson",
-            message: format!("Cedar cannot read the JSON form of the policies: {e}"),
+            message,
         }]
+    };
+    let set = PolicySet::from_json_str(json).map_err(|e| {
+        problem(format!(
+            "Cedar cannot read the JSON form of the policies: {e}"
+        ))
     })?;
-    name_by_id(&parsed)
+    if set.templates().next().is_some() {
+        return Err(problem(
+            "templates (policies with ?principal or ?resource) are not supported".into(),
+        ));
+    }
+    // Cedar keeps the policies by name; their order is the JSON text's.
+    let order = serde_json::from_str::<Form>(json)
+        .map_err(|e| problem(format!("the JSON form of the policies: {e}")))?
+        .static_policies
+        .0;
+    for (place, id) in order.iter().enumerate() {
+        let named = match set.policy(id).and_then(|p| p.annotation("id")) {
+            Some(annotated) => annotated == AsRef::<str>::as_ref(id),
+            None => AsRef::<str>::as_ref(id) == format!("policy{place}"),
+        };
+        if !named {
+            return Err(problem(format!(
+                "policy '{id}' is not named by its @id or its place"
+            )));
+        }
+    }
+    Ok((set, order))
 }
 
-/// Cedar's JSON form of the policy `text` (CONTRACT Z12): `{"staticPolicies": {"policy0":
-/// …, "policy1": …}, "templates": {}, "templateLinks": []}`, each policy in Cedar's JSON
-/// policy format under the name Cedar's parser gives it (`policy<N>`, its place in the text),
-/// written in the text's order so that the same text always gives the same JSON. `None` when
-/// the text does not parse.
+/// Cedar's JSON form of the policy `text` (CONTRACT Z12): `{"staticPolicies": {"<name>": …,
+/// …}, "templates": {}, "templateLinks": []}`, each policy in Cedar's JSON policy format under
+/// its name (its `@id`, else `policy<N>` for its place in the text), in the text's order, so
+/// that the same text always gives the same JSON. `None` when the text does not parse or
+/// repeats an `@id`.
 pub(super) fn json_form(text: &str) -> Option<String> {
-    let parsed = PolicySet::from_str(text).ok()?;
-    let mut policies: Vec<_> = parsed.policies().collect();
-    policies.sort_by_key(|p| place(p.id()));
+    let (set, order) = parse(text).ok()?;
     let mut out = String::with_capacity(text.len() * 2);
     out.push_str("{\"staticPolicies\":{");
-    for (i, policy) in policies.into_iter().enumerate() {
+    for (i, id) in order.iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
-        let id = serde_json::to_string(AsRef::<str>::as_ref(policy.id())).ok()?;
-        out.push_str(&id);
+        out.push_str(&serde_json::to_string(AsRef::<str>::as_ref(id)).ok()?);
         out.push(':');
-        out.push_str(&policy.to_json().ok()?.to_string());
+        out.push_str(&set.policy(id)?.to_json().ok()?.to_string());
     }
     out.push_str("},\"templates\":{},\"templateLinks\":[]}");
     Some(out)
+}
+
+/// The names of a JSON form's policies, in its text's order.
+#[derive(serde::Deserialize)]
+struct Form {
+    #[serde(rename = "staticPolicies", default)]
+    static_policies: Names,
+}
+
+/// The keys of a JSON object, in order; the values are skipped.
+#[derive(Default)]
+struct Names(Vec<PolicyId>);
+
+impl<'de> serde::Deserialize<'de> for Names {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Keys;
+        impl<'de> serde::de::Visitor<'de> for Keys {
+            type Value = Names;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object of policies")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Names, A::Error> {
+                let mut names = Vec::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                    names.push(PolicyId::new(key));
+                }
+                Ok(Names(names))
+            }
+        }
+        deserializer.deserialize_map(Keys)
+    }
 }
 
 /// The place in the text of a policy Cedar's parser named `policy<N>`.
@@ -190,7 +251,7 @@ when { if context.input has tags then context.input.tags.contains({"k": [1, -2, 
     }
 
     #[test]
-    fn z12_a_json_form_with_a_template_or_a_repeated_id_is_refused_as_the_text_is() {
+    fn z12_a_json_form_with_a_template_or_a_misnamed_policy_is_refused() {
         let template = "permit(principal == ?principal, action, resource);";
         let json = PolicySet::from_str(template)
             .unwrap()
@@ -201,11 +262,23 @@ when { if context.input has tags then context.input.tags.contains({"k": [1, -2, 
             parse_json(&json).unwrap_err()[0].message,
             "templates (policies with ?principal or ?resource) are not supported"
         );
-        let repeated = r#"@id("a") permit(principal, action, resource); @id("a") forbid(principal, action, resource);"#;
-        assert_eq!(
-            parse_json(&json_form(repeated).unwrap()).unwrap_err()[0].message,
-            "policy 'a': the @id is repeated"
-        );
+        // Only a JSON form written by hand names a policy otherwise than json_form does.
+        let form = json_form(
+            r#"@id("a") permit(principal, action, resource); forbid(principal, action, resource);"#,
+        )
+        .unwrap();
+        assert!(parse_json(&form).is_ok(), "{form}");
+        for (from, to, name) in [
+            (r#"{"a":"#, r#"{"b":"#, "b"),
+            (r#""policy1":"#, r#""policy7":"#, "policy7"),
+        ] {
+            let renamed = form.replacen(from, to, 1);
+            assert_ne!(renamed, form);
+            assert_eq!(
+                parse_json(&renamed).unwrap_err()[0].message,
+                format!("policy '{name}' is not named by its @id or its place")
+            );
+        }
         assert!(
             parse_json("{").unwrap_err()[0]
                 .message
