@@ -234,6 +234,11 @@ async fn validate(
             }
             unreachable = unreachable_tools(&snapshot);
             unreachable.extend(policy::stale_digests(&snapshot, &digests));
+            report.errors.extend(policy::foreign_json_forms(
+                &snapshot,
+                &mut document,
+                &digests,
+            ));
             // CONTRACT T2: each listed tool's entry, as the gateway writes it from this text,
             // fits on a tools/list page of the deployment's MCP_MAX_RESPONSE_BYTES.
             if let Ok(served) = compile_bytes(&report.source, &bytes) {

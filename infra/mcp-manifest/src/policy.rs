@@ -371,6 +371,57 @@ fn embed(source: &Path, output: Option<&Path>, compact: bool) -> Result<(), Stri
     Ok(())
 }
 
+/// CONTRACT Z12: an error for each route whose `authorization.policiesJson` is not the JSON
+/// form `policy embed` writes from its policy text while the digest `taken` from it matches
+/// (only a hand-written digest can): the gateway would enforce that form instead of the text
+/// a reviewer reads. Beside a stale digest the gateway reads the text, and the warning of
+/// [`stale_digests`] says so.
+pub(crate) fn foreign_json_forms(
+    snapshot: &Snapshot,
+    document: &mut Value,
+    taken: &[(String, Value)],
+) -> Vec<ManifestProblem> {
+    let mut errors = Vec::new();
+    for (key, route) in route_objects(document) {
+        let Some(written) = route
+            .get("authorization")
+            .and_then(|a| a.get("policiesJson"))
+            .and_then(Value::as_str)
+        else {
+            continue;
+        };
+        let Some(policies) = snapshot
+            .route(&key)
+            .or_else(|| snapshot.fixed_route(&key))
+            .and_then(|route| route.policies())
+        else {
+            continue;
+        };
+        let vouched = taken
+            .iter()
+            .any(|(k, d)| *k == key && d.as_str() == Some(policies.validation_digest()));
+        if !vouched
+            || policies
+                .embedded_form()
+                .is_some_and(|(json, _)| json == written)
+        {
+            continue;
+        }
+        errors.push(ManifestProblem {
+            path: if key.is_empty() {
+                "authorization.policiesJson".into()
+            } else {
+                format!("route '{key}': authorization.policiesJson")
+            },
+            message: "not the JSON form `mcp-manifest policy embed` writes from the policies' \
+                      text: with a digest that matched it the gateway would enforce it instead \
+                      of the text; run `mcp-manifest policy embed` again"
+                .into(),
+        });
+    }
+    errors
+}
+
 /// Runs a `policy` command. Exit codes: `0` done (every case as expected), `1` a case
 /// failed, `2` a file cannot be read or is invalid.
 pub(crate) fn run(command: &PolicyCommand) -> ExitCode {

@@ -279,3 +279,70 @@ fn z11_validate_checks_in_full_whatever_the_digest_and_warns_when_it_is_stale() 
     assert!(err.contains("for policy `typo`"), "{err}");
     assert!(!std::path::Path::new(&refused).exists());
 }
+
+#[test]
+fn z12_validate_refuses_a_json_form_that_embed_did_not_write_from_the_text() {
+    let dir = folder("json-form", POLICIES);
+    let (out_path, written) = embed(&dir);
+    let json = written["routes"][0]["authorization"]["policiesJson"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let error = "error: route 'core': authorization.policiesJson: not the JSON form \
+                 `mcp-manifest policy embed` writes from the policies' text: with a digest \
+                 that matched it the gateway would enforce it instead of the text; run \
+                 `mcp-manifest policy embed` again";
+    // A forbid turned into a permit, the same policies reordered, and the same form indented:
+    // none is what embed writes.
+    let reordered = {
+        let value: Value = serde_json::from_str(&json).unwrap();
+        let policies = value["staticPolicies"].as_object().unwrap();
+        let mut reversed = serde_json::Map::new();
+        for (name, policy) in policies.iter().rev() {
+            reversed.insert(name.clone(), policy.clone());
+        }
+        json!({"staticPolicies": reversed, "templates": {}, "templateLinks": []}).to_string()
+    };
+    let indented =
+        serde_json::to_string_pretty(&serde_json::from_str::<Value>(&json).unwrap()).unwrap();
+    let forbid_to_permit = json.replacen(r#""effect":"forbid""#, r#""effect":"permit""#, 1);
+    let schemas: Vec<(String, Vec<u8>)> = written["routes"][0]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap().to_string(),
+                serde_json::to_vec(&t["inputSchema"]).unwrap(),
+            )
+        })
+        .collect();
+    for tampered in [forbid_to_permit, reordered, indented] {
+        assert_ne!(tampered, json);
+        let mut document = written.clone();
+        document["routes"][0]["authorization"]["policiesJson"] = json!(tampered);
+        // Beside embed's digest, now stale, the gateway reads the text: only the warning.
+        std::fs::write(&out_path, document.to_string()).unwrap();
+        let (code, out, _) = run(&["validate", &out_path]);
+        assert_eq!(code, 0, "{out}");
+        assert!(out.contains("authorization.validated: stale"), "{out}");
+        // A digest written by hand for the tampered form would have it enforced: refused.
+        document["routes"][0]["authorization"]["validated"] =
+            json!(mcp_gateway::authz::policies::validation_digest_with_json(
+                schemas.iter().map(|(n, t)| (n.as_str(), t.as_slice())),
+                POLICIES,
+                &tampered
+            ));
+        assert!(mcp_gateway::registry::compile_manifest(&document).is_ok());
+        std::fs::write(&out_path, document.to_string()).unwrap();
+        let (code, out, _) = run(&["validate", &out_path]);
+        assert_eq!(code, 1, "{out}");
+        assert!(out.lines().any(|l| l == error), "{out}");
+        assert!(!out.contains("stale"), "{out}");
+    }
+    // The form embed wrote passes.
+    std::fs::write(&out_path, written.to_string()).unwrap();
+    let (code, out, _) = run(&["validate", &out_path]);
+    assert_eq!(code, 0, "{out}");
+    assert!(!out.contains("policiesJson"), "{out}");
+}
