@@ -31,6 +31,7 @@ use mcp_gateway::{Config, RegistrySource};
 
 mod openapi;
 mod policy;
+mod repeated;
 mod scaffold;
 use serde_json::{Value, json};
 
@@ -205,6 +206,8 @@ async fn validate(
             return report;
         }
     };
+    // CONTRACT M6: a repeated member name loads as its last copy; a reader sees the first.
+    let repeated = repeated::repeated_members(&bytes);
     // CONTRACT Z9: `.cedar` files next to a local manifest, read as `policy embed` reads them.
     let mut bytes = bytes;
     if let RegistrySource::File(path) = &parsed {
@@ -253,6 +256,7 @@ async fn validate(
             }
         }
     }
+    report.errors.extend(repeated);
     report.warnings = portability_warnings(&document);
     report.warnings.extend(unreachable);
     if prod {

@@ -346,3 +346,26 @@ fn z12_validate_refuses_a_json_form_that_embed_did_not_write_from_the_text() {
     assert_eq!(code, 0, "{out}");
     assert!(!out.contains("policiesJson"), "{out}");
 }
+
+#[test]
+fn m6_validate_refuses_a_repeated_policies_member_that_a_load_would_take_the_last_of() {
+    let dir = folder("repeated", POLICIES);
+    let (out_path, written) = embed(&dir);
+    // A second `policies` member: a reader of the first (here a permit of everything) sees
+    // other rules than a load enforces, which takes the last.
+    let text = written.to_string().replacen(
+        r#""policies":"#,
+        r#""policies":"@id(\"all\") permit(principal, action, resource);","policies":"#,
+        1,
+    );
+    assert_ne!(text, written.to_string());
+    std::fs::write(&out_path, &text).unwrap();
+    let (code, out, _) = run(&["validate", &out_path]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.lines().any(|l| l
+            == "error: routes[0].authorization.policies: this member name is repeated in its \
+                object: a load takes the last one"),
+        "{out}"
+    );
+}
