@@ -60,6 +60,22 @@ fn folder(name: &str, policies: &str) -> PathBuf {
     dir
 }
 
+/// What a validation digest reads of `document`'s route 0: each tool's name and the JSON text
+/// of its `inputSchema`, in order (CONTRACT Z11).
+fn schema_texts(document: &Value) -> Vec<(String, Vec<u8>)> {
+    document["routes"][0]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap().to_string(),
+                serde_json::to_vec(&t["inputSchema"]).unwrap(),
+            )
+        })
+        .collect()
+}
+
 fn path(dir: &std::path::Path, file: &str) -> String {
     dir.join(file).to_string_lossy().into_owned()
 }
@@ -249,17 +265,7 @@ fn z11_validate_checks_in_full_whatever_the_digest_and_warns_when_it_is_stale() 
         .as_object_mut()
         .unwrap()
         .remove("policiesJson");
-    let snapshot_tools: Vec<(String, Vec<u8>)> = written["routes"][0]["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| {
-            (
-                t["name"].as_str().unwrap().to_string(),
-                serde_json::to_vec(&t["inputSchema"]).unwrap(),
-            )
-        })
-        .collect();
+    let snapshot_tools = schema_texts(&written);
     written["routes"][0]["authorization"]["validated"] =
         json!(mcp_gateway::authz::policies::validation_digest(
             snapshot_tools
@@ -306,17 +312,7 @@ fn z12_validate_refuses_a_json_form_that_embed_did_not_write_from_the_text() {
     let indented =
         serde_json::to_string_pretty(&serde_json::from_str::<Value>(&json).unwrap()).unwrap();
     let forbid_to_permit = json.replacen(r#""effect":"forbid""#, r#""effect":"permit""#, 1);
-    let schemas: Vec<(String, Vec<u8>)> = written["routes"][0]["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| {
-            (
-                t["name"].as_str().unwrap().to_string(),
-                serde_json::to_vec(&t["inputSchema"]).unwrap(),
-            )
-        })
-        .collect();
+    let schemas = schema_texts(&written);
     for tampered in [forbid_to_permit, reordered, indented] {
         assert_ne!(tampered, json);
         let mut document = written.clone();
