@@ -115,7 +115,11 @@ pub(super) async fn handle<I: ToolInvoker>(
         ServiceStatus::Failed { .. } => "failed",
         ServiceStatus::Succeeded { .. } => "completed",
     });
-    let task = tool.task.map(|t| t.poll_interval_ms).unwrap_or_default();
+    let task = tool
+        .task
+        .as_ref()
+        .map(|t| t.poll_interval_ms)
+        .unwrap_or_default();
     let mut failure = None;
     let (name, message, ended) = match status {
         ServiceStatus::Running { message } => ("working", message, None),

@@ -208,7 +208,7 @@ pub(super) async fn handle<I: ToolInvoker>(
     // extension, when the instance has keys to seal its id.
     let declared = call.era == Era::Modern && crate::tasks::declared(Some(params));
     let mut task_keys = None;
-    if let Some(task) = tool.task {
+    if let Some(&task) = tool.task.as_deref() {
         if task.required && call.era == Era::Modern && !declared {
             return error(ErrorObject::missing_tasks_capability());
         }
@@ -228,7 +228,7 @@ pub(super) async fn handle<I: ToolInvoker>(
             match client_context(&tool.name, &headers, &trace_values) {
                 Ok(client_context) => Ok((
                     ToolTarget::Lambda {
-                        function: function.clone(),
+                        function: (**function).clone(),
                         client_context,
                     },
                     whole_arguments(),
@@ -275,6 +275,7 @@ pub(super) async fn handle<I: ToolInvoker>(
                 // gateway will poll a `required` tool's work.
                 if tool
                     .task
+                    .as_deref()
                     .is_some_and(|task| task.required || task_keys.is_some())
                 {
                     headers.retain(|(name, _)| name.as_str() != "prefer");
@@ -329,7 +330,7 @@ pub(super) async fn handle<I: ToolInvoker>(
     };
     let tool_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     tool_use.tool_ms = Some(tool_ms);
-    if let (Some(task), Ok(response)) = (tool.task, &answer)
+    if let (Some(&task), Ok(response)) = (tool.task.as_deref(), &answer)
         && response.status == http::StatusCode::ACCEPTED
     {
         let accepted = super::task_call::Accepted {

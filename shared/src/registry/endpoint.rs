@@ -8,8 +8,9 @@ use std::fmt;
 pub enum Endpoint {
     /// An absolute http(s) URL (CONTRACT X4; a REST-shaped tool's template, M2).
     Http(url::Url),
-    /// A Lambda function, invoked with the Invoke API (CONTRACT M4, X10).
-    Lambda(FunctionArn),
+    /// A Lambda function, invoked with the Invoke API (CONTRACT M4, X10). Boxed: a route keeps
+    /// one endpoint per tool for its life, and most are URLs (88 bytes against 120).
+    Lambda(Box<FunctionArn>),
 }
 
 impl fmt::Display for Endpoint {

@@ -35,7 +35,9 @@ pub struct LazyValidator {
     /// The schema's JSON text (compact as serde_json writes it, or the manifest's own), parsed
     /// again only to compile it.
     schema: SchemaText,
-    compiled: OnceLock<jsonschema::Validator>,
+    /// Boxed: a route keeps one validator per tool for its life and compiles few of them (an
+    /// empty cell of 16 bytes against 64).
+    compiled: OnceLock<Box<jsonschema::Validator>>,
     compilations: AtomicU32,
 }
 
@@ -87,7 +89,7 @@ impl LazyValidator {
         let mut compilations = 0;
         if has_keyword(schema, &COMPILED_AT_LOAD) {
             let validator = jsonschema::validator_for(schema).map_err(|e| e.to_string())?;
-            let _ = compiled.set(validator);
+            let _ = compiled.set(Box::new(validator));
             compilations = 1;
         } else if jsonschema::meta::validate(schema).is_err() {
             // The compiler's own message, so that a manifest reads the same whichever check
@@ -110,7 +112,7 @@ impl LazyValidator {
         let compilations = u32::from(compiled.is_some());
         let cell = OnceLock::new();
         if let Some(validator) = compiled {
-            let _ = cell.set(validator);
+            let _ = cell.set(Box::new(validator));
         }
         Self {
             schema,
@@ -128,13 +130,13 @@ impl LazyValidator {
                 .schema
                 .parse()
                 .and_then(|schema| jsonschema::validator_for(&schema).map_err(|e| e.to_string()));
-            compiled.unwrap_or_else(|error| {
+            Box::new(compiled.unwrap_or_else(|error| {
                 // Unreachable when the load check holds: the schema passed its meta-schema and
                 // has no keyword whose compilation can fail beyond it. Fail closed.
                 tracing::error!(%error, "a schema checked at load did not compile; every value is refused");
                 jsonschema::validator_for(&Value::Bool(false))
                     .unwrap_or_else(|_| unreachable!("the false schema compiles"))
-            })
+            }))
         })
     }
 

@@ -41,8 +41,9 @@ pub struct Tool {
     pub input_schema: LazyValidator,
     /// The `outputSchema` validator, when the tool declares one: a successful result then
     /// carries `structuredContent` that matches it. Checked at load, compiled on first use.
-    /// Boxed, as `rest` and `auth`: most tools have none, and a route keeps one `Tool` per tool
-    /// for its life (392 bytes with the three boxed, 832 without).
+    /// Boxed, as `rest`, `auth` and `task`: most tools have none, and a route keeps one `Tool`
+    /// per tool for its life (296 bytes with the four boxed and the compiled validators and a
+    /// Lambda endpoint boxed as well, 832 with none).
     pub output_schema: Option<Box<LazyValidator>>,
     /// How the Tool Service answers are read (`_meta.resultFormat`).
     pub result_format: ResultFormat,
@@ -58,7 +59,7 @@ pub struct Tool {
     /// `only` (CONTRACT S2).
     pub pinned: bool,
     /// `_meta.task`: whether calls may or must become tasks (CONTRACT K1).
-    pub task: Option<crate::tasks::TaskSupport>,
+    pub task: Option<Box<crate::tasks::TaskSupport>>,
 }
 
 impl Tool {

@@ -82,7 +82,7 @@ pub(super) fn compile_meta(
             Some(Endpoint::Http(url))
         }
         Some(Value::String(arn)) if let Ok(function) = FunctionArn::parse(arn) => {
-            Some(Endpoint::Lambda(function))
+            Some(Endpoint::Lambda(Box::new(function)))
         }
         _ if std::ptr::eq(meta, &raw const empty) => None,
         _ => {

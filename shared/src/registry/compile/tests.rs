@@ -250,3 +250,13 @@ fn r5_result_format_is_json_or_mcp_and_output_schema_is_compiled_at_load() {
         ]
     );
 }
+
+/// A route keeps one `Tool` per tool for its life, each in an `Arc` (CONTRACT T4's written-once
+/// entries beside it): with the `Arc`'s two counts it fits the allocator's 320-byte size class,
+/// not the 448-byte one it took while the validator's cell, a Lambda endpoint and the task
+/// support were held inline (10,000 tools: 1.25 MiB).
+#[test]
+fn t4_a_routes_tool_fits_a_320_byte_allocation() {
+    let size = std::mem::size_of::<crate::registry::Tool>() + 2 * std::mem::size_of::<usize>();
+    assert!(size <= 320, "Arc<Tool> takes {size} bytes");
+}

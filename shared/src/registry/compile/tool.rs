@@ -115,7 +115,7 @@ pub(super) fn compile_tool(
             rest: meta.rest.map(Box::new),
             auth: meta.auth.map(Box::new),
             pinned: meta.pinned,
-            task: meta.task,
+            task: meta.task.map(Box::new),
         },
         meta.active,
     ))

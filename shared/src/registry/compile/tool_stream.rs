@@ -378,7 +378,7 @@ impl ToolDraft<'_> {
             rest: meta.rest.map(Box::new),
             auth: meta.auth.map(Box::new),
             pinned: meta.pinned,
-            task: meta.task,
+            task: meta.task.map(Box::new),
         };
         Some(CompiledTool {
             tool: Some((Arc::new(tool), meta.active)),
