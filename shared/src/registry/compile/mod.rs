@@ -69,6 +69,8 @@ mod auth_tests;
 #[cfg(test)]
 mod not_json_tests;
 #[cfg(test)]
+mod pattern_check_tests;
+#[cfg(test)]
 mod schema_text_tests;
 #[cfg(test)]
 mod stream_tests;

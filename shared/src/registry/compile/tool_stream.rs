@@ -211,14 +211,35 @@ pub(super) enum Finished {
 #[derive(Default)]
 pub(super) struct CheckedPatterns(HashSet<String, foldhash::fast::RandomState>);
 
+/// Draft 4's meta-schema, which [`CheckedPatterns::compiles`] asks the compiler to check a
+/// pattern under first.
+const DRAFT_4: &str = "http://json-schema.org/draft-04/schema#";
+
 impl CheckedPatterns {
-    /// Whether `pattern` compiles as a JSON Schema `pattern` does (the compiler's own check).
-    fn compiles(&mut self, pattern: &str) -> bool {
+    /// Whether `pattern` compiles as a JSON Schema `pattern` does: the compiler's own check of
+    /// `{"pattern": …}` under 2020-12, the draft of a schema that names none.
+    ///
+    /// A compilation checks its schema against the draft's meta-schema first, and the first
+    /// check of a process builds that meta-schema's validator: 2020-12's (eight documents) is
+    /// about 3 M instructions more than Draft 4's (one), a millisecond of a cold start. So the
+    /// pattern is compiled under Draft 4 first. The regular expression is compiled the same way
+    /// under every draft, and 2020-12's meta-schema asks nothing more of a string `pattern`;
+    /// Draft 4's also asserts `format: regex`, which refuses some patterns the compiler takes.
+    /// So a pattern that compiles under Draft 4 compiles under 2020-12, and one that does not
+    /// is compiled again under 2020-12, whose answer is kept: the result is always 2020-12's
+    /// (`pattern_check_tests.rs` holds the two to each other).
+    pub(super) fn compiles(&mut self, pattern: &str) -> bool {
         if self.0.contains(pattern) {
             return true;
         }
-        let compiles =
-            jsonschema::validator_for(&serde_json::json!({ "pattern": pattern })).is_ok();
+        let under = |draft: Option<&str>| {
+            let schema = match draft {
+                Some(draft) => serde_json::json!({ "$schema": draft, "pattern": pattern }),
+                None => serde_json::json!({ "pattern": pattern }),
+            };
+            jsonschema::validator_for(&schema).is_ok()
+        };
+        let compiles = under(Some(DRAFT_4)) || under(None);
         if compiles {
             self.0.insert(pattern.to_owned());
         }
