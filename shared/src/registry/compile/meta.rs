@@ -3,12 +3,17 @@
 //! REST-shaped tool, its `parameters` ([`super::rest`]), and its outbound credential
 //! (`auth`, [`super::auth`], CONTRACT M5).
 
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
 use super::auth::{AuthInput, compile_auth};
 use super::origins::Origins;
 use super::problems::{Problems, join, string_field};
 use super::rest::{RestInput, check_no_placeholders, compile_rest};
+use super::strict::Strict;
 use crate::registry::{Endpoint, FunctionArn, ResultFormat};
 
 /// The problem of an `_meta.endpoint` that is neither an http(s) URL nor a function ARN
@@ -36,12 +41,68 @@ pub(super) struct MetaParts {
     pub(super) task: Option<crate::tasks::TaskSupport>,
 }
 
-/// Compiles the `_meta` of the tool at `path` (CONTRACT M, M2, M4, R5); `input_schema` is the
-/// tool's, which a REST-shaped tool's `parameters` are checked against; an http(s) endpoint
-/// is parsed through the load's `origins`. `None` when a problem was found (added to
-/// `problems`).
+/// A tool's `_meta` as the one pass over a manifest's text reads it: an object's members in
+/// their order, each value a `Value`, with no map built (a name given twice: its last value
+/// counts, as in a `Value` parse's map); `None` for anything but an object, read as strictly as
+/// a `Value` parse reads it.
+pub(super) struct MetaMembers<'de>(pub(super) Option<Vec<(Cow<'de, str>, Value)>>);
+
+impl<'de> Deserialize<'de> for MetaMembers<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(MetaMembersVisitor)
+    }
+}
+
+struct MetaMembersVisitor;
+
+impl<'de> Visitor<'de> for MetaMembersVisitor {
+    type Value = MetaMembers<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut members = Vec::with_capacity(map.size_hint().unwrap_or(4));
+        while let Some(crate::text::Key(key)) = map.next_key()? {
+            members.push((key, map.next_value()?));
+        }
+        Ok(MetaMembers(Some(members)))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        Strict::drain_seq(seq).map(|()| MetaMembers(None))
+    }
+
+    scalars_are!(MetaMembers(None));
+}
+
+/// The `_meta` a compilation reads: the object of a tool parsed as a `Value` (the full check),
+/// or the members the one pass read ([`MetaMembers`]).
+#[derive(Clone, Copy)]
+pub(super) enum MetaInput<'a> {
+    /// `_meta` of a tool parsed as a `Value`.
+    Object(&'a Map<String, Value>),
+    /// `_meta`'s members as the one pass read them.
+    Members(&'a [(Cow<'a, str>, Value)]),
+}
+
+impl<'a> MetaInput<'a> {
+    /// Each member's name and value, in order.
+    fn members(self) -> Box<dyn Iterator<Item = (&'a str, &'a Value)> + 'a> {
+        match self {
+            Self::Object(object) => Box::new(object.iter().map(|(k, v)| (k.as_str(), v))),
+            Self::Members(members) => Box::new(members.iter().map(|(k, v)| (k.as_ref(), v))),
+        }
+    }
+}
+
+/// Compiles the `_meta` of the tool at `path` (CONTRACT M, M2, M4, R5), `None` when absent or
+/// not an object; `input_schema` is the tool's, which a REST-shaped tool's `parameters` are
+/// checked against; an http(s) endpoint is parsed through the load's `origins`. `None` when a
+/// problem was found (added to `problems`).
 pub(super) fn compile_meta(
-    meta: Option<&Value>,
+    meta: Option<MetaInput<'_>>,
     input_schema: Option<&Value>,
     path: &str,
     problems: &mut Problems,
@@ -49,14 +110,10 @@ pub(super) fn compile_meta(
 ) -> Option<MetaParts> {
     let before = problems.0.len();
     let meta_path = join(path, "_meta");
-    let empty = Map::new();
-    let meta = if let Some(Value::Object(meta)) = meta {
-        meta
-    } else {
+    if meta.is_none() {
         problems.add(&meta_path, "must be an object with the tool's endpoint");
-        &empty
-    };
-    let fields = MetaFields::of(meta);
+    }
+    let fields = meta.map(MetaFields::of).unwrap_or_default();
     let version = string_field(fields.version, "version", &meta_path, problems).unwrap_or_default();
     let active = match fields.active {
         None => true,
@@ -84,7 +141,7 @@ pub(super) fn compile_meta(
         Some(Value::String(arn)) if let Ok(function) = FunctionArn::parse(arn) => {
             Some(Endpoint::Lambda(Box::new(function)))
         }
-        _ if std::ptr::eq(meta, &raw const empty) => None,
+        _ if meta.is_none() => None,
         _ => {
             problems.add(&join(&meta_path, "endpoint"), ENDPOINT_PROBLEM);
             None
@@ -223,10 +280,10 @@ struct MetaFields<'a> {
 }
 
 impl<'a> MetaFields<'a> {
-    fn of(meta: &'a Map<String, Value>) -> Self {
+    fn of(meta: MetaInput<'a>) -> Self {
         let mut fields = Self::default();
-        for (key, value) in meta {
-            let field = match key.as_str() {
+        for (key, value) in meta.members() {
+            let field = match key {
                 "version" => &mut fields.version,
                 "active" => &mut fields.active,
                 "endpoint" => &mut fields.endpoint,

@@ -215,6 +215,8 @@ fn r5_t4_texts_a_value_cannot_write_load_as_the_full_check_loads_them() {
             r#"{{"name":"a","inputSchema":{schema},"_meta":{{"endpoint":"http://127.0.0.1:9/a"}}{extra}}}"#
         )
     };
+    let with_meta =
+        |meta: &str| format!(r#"{{"name":"a","inputSchema":{{"type":"object"}},"_meta":{meta}}}"#);
     let texts = [
         // A repeated keyword, property, public field and `_meta`.
         tool(r#"{"type":"object","type":"string"}"#, ""),
@@ -228,6 +230,13 @@ fn r5_t4_texts_a_value_cannot_write_load_as_the_full_check_loads_them() {
         ),
         tool(r#"{"type":"object"}"#, r#","_meta":{"endpoint":"ftp://x"}"#),
         tool(r#"{"type":"object"}"#, r#","name":"b""#),
+        // A member of `_meta` given twice (its last value counts), and escaped in its name.
+        with_meta(r#"{"endpoint":"ftp://x","timeoutMs":5,"endpoint":"http://127.0.0.1:9/a"}"#),
+        with_meta(r#"{"endpoint":"http://127.0.0.1:9/a","endpoint":"ftp://x"}"#),
+        with_meta(
+            r#"{"\u0065ndpoint":"http://127.0.0.1:9/a","timeout\u004ds":7,"active":true,"active":false}"#,
+        ),
+        with_meta("[1,{}]"),
         // Escaped keys and strings.
         tool(
             r#"{"t\u0079pe":"object","properties":{"\u00e9":{"type":"str\u0069ng"}}}"#,

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::header_params::header_params;
-use super::meta::compile_meta;
+use super::meta::{MetaInput, compile_meta};
 use super::problems::{Problems, join, optional_string};
 use crate::registry::{LazyValidator, Tool};
 
@@ -91,7 +91,10 @@ pub(super) fn compile_tool(
         problems.add(&join(path, "icons"), "must be an array");
     }
     let meta = compile_meta(
-        object.get("_meta"),
+        object
+            .get("_meta")
+            .and_then(Value::as_object)
+            .map(MetaInput::Object),
         object.get("inputSchema"),
         path,
         problems,

@@ -23,7 +23,7 @@ use serde_json::Value;
 
 use super::header_params::header_params;
 use super::list_entry::{entry_head, entry_tail};
-use super::meta::compile_meta;
+use super::meta::{MetaInput, MetaMembers, compile_meta};
 use super::origins::Origins;
 use super::problems::Problems;
 use super::schema_check::Facts;
@@ -50,7 +50,7 @@ pub(super) struct ToolDraft<'de> {
     output_schema: Option<Schema<'de>>,
     annotations: Option<Value>,
     icons: Option<Value>,
-    meta: Option<Value>,
+    meta: Option<MetaMembers<'de>>,
     /// A public field or `_meta` given twice: `Value` keeps the last one; the full check
     /// reads it so.
     repeated: bool,
@@ -294,6 +294,11 @@ impl StreamedTool<'_> {
 }
 
 impl ToolDraft<'_> {
+    /// `_meta`'s members, when it is an object.
+    fn meta_members(&self) -> Option<&[(Cow<'_, str>, Value)]> {
+        self.meta.as_ref().and_then(|meta| meta.0.as_deref())
+    }
+
     fn compile(
         &self,
         patterns: &mut CheckedPatterns,
@@ -343,9 +348,8 @@ impl ToolDraft<'_> {
         // The parsed input schema, for the two checks that read it as the full check does.
         let needs_parsed = input.facts.header_annotations
             || self
-                .meta
-                .as_ref()
-                .is_some_and(|meta| meta.get("parameters").is_some());
+                .meta_members()
+                .is_some_and(|members| members.iter().any(|(name, _)| name == "parameters"));
         let parsed_input: Option<Value> = if needs_parsed {
             Some(serde_json::from_str(input_raw).ok()?)
         } else {
@@ -359,7 +363,7 @@ impl ToolDraft<'_> {
             _ => Vec::new(),
         };
         let meta = compile_meta(
-            self.meta.as_ref(),
+            self.meta_members().map(MetaInput::Members),
             parsed_input.as_ref(),
             "",
             &mut problems,
