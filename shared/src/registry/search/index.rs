@@ -82,9 +82,10 @@ pub(crate) struct SearchIndex {
 /// A searched text as the index's builder is given it.
 #[derive(Clone, Copy)]
 pub(crate) enum Text<'a, 'b> {
-    /// A text that lives as long as the build (a slice of a tool's entry): split once however
-    /// often it repeats.
-    Kept(&'a str),
+    /// A text that lives as long as the build, as the bytes of a slice of a tool's entry:
+    /// checked as UTF-8 and split once however often it repeats (property names and
+    /// descriptions repeat from tool to tool); bytes that are not UTF-8 have no terms.
+    Kept(&'a [u8]),
     /// A text read for one document only (decoded from its entry's JSON).
     Read(&'b str),
 }
@@ -94,8 +95,9 @@ pub(crate) enum Text<'a, 'b> {
 struct Builder<'a> {
     index: SearchIndex,
     /// The kept texts split so far (property names and descriptions repeat from tool to
-    /// tool), each with where its terms' ids are in `split`.
-    texts: HashMap<&'a str, (u32, u32), foldhash::fast::RandomState>,
+    /// tool), by their bytes, each with where its terms' ids are in `split`: a repeat is
+    /// neither checked as UTF-8 nor split again.
+    texts: HashMap<&'a [u8], (u32, u32), foldhash::fast::RandomState>,
     /// The ids of the terms of `texts`, text after text.
     split: Vec<u32>,
     scratch: Scratch,
@@ -133,9 +135,11 @@ impl<'a> Builder<'a> {
         } else {
             let start = u32::try_from(self.split.len()).unwrap_or(u32::MAX);
             let split = &mut self.split;
-            each_term(kept, &mut self.scratch, &mut |term| {
-                split.push(Self::id(index, term));
-            });
+            if let Ok(kept) = std::str::from_utf8(kept) {
+                each_term(kept, &mut self.scratch, &mut |term| {
+                    split.push(Self::id(index, term));
+                });
+            }
             let end = u32::try_from(split.len()).unwrap_or(u32::MAX);
             self.texts.insert(kept, (start, end));
             (start, end)
@@ -244,5 +248,30 @@ impl SearchIndex {
         }
         ranked.sort_unstable_by(order);
         ranked.into_iter().map(|(doc, _)| doc).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// CONTRACT S4: a kept text is checked and split once however often it occurs, and counts
+    /// in every document it occurs in; bytes that are not UTF-8 (a place off a character
+    /// boundary) have no terms.
+    #[test]
+    fn s4_a_kept_text_counts_wherever_it_occurs_and_bytes_not_utf8_have_no_terms() {
+        let texts: [&[u8]; 4] = [
+            b"create ticket",
+            b"create ticket",
+            b"\xff ticket",
+            "ticket caf\u{e9}".as_bytes(),
+        ];
+        let index = SearchIndex::build(texts.len(), |doc, _, out| {
+            out(Field::Description, Text::Kept(texts[doc]));
+        });
+        assert_eq!(index.lengths, [2.0, 2.0, 0.0, 2.0]);
+        assert_eq!(index.search("ticket", 10), [0, 1, 3]);
+        assert_eq!(index.search("create", 10), [0, 1]);
+        assert_eq!(index.search("café", 10), [3]);
     }
 }

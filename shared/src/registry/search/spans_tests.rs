@@ -46,7 +46,8 @@ type Fields = Vec<(Field, String)>;
 
 fn owned(text: Text<'_, '_>) -> String {
     match text {
-        Text::Kept(text) | Text::Read(text) => text.to_owned(),
+        Text::Kept(bytes) => String::from_utf8(bytes.to_vec()).expect("a kept text is UTF-8"),
+        Text::Read(text) => text.to_owned(),
     }
 }
 
