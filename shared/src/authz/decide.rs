@@ -305,7 +305,10 @@ impl CallerView<'_> {
         let denial = match policies.first() {
             None => "Tool call denied: no policy permits these arguments".to_string(),
             Some(id) => {
-                let reason = (p.parsed().policies.policy(&PolicyId::new(id)))
+                let reason = p
+                    .parsed()
+                    .policies
+                    .policy(&PolicyId::new(id))
                     .and_then(|policy| super::parse::annotation(policy, "reason"));
                 match reason {
                     Some(reason) => format!("Tool call denied by policy '{id}': {reason}"),
