@@ -2,7 +2,6 @@
 //! `authorization.validated` once Cedar's strict validation has passed, and what a load compares
 //! to skip that validation.
 
-use serde_json::Value;
 use sha2::{Digest as _, Sha256};
 
 /// The Cedar release whose strict validation a `validated` digest vouches for (CONTRACT Z11):
@@ -24,7 +23,7 @@ pub fn validation_digest<'a>(
     tools: impl IntoIterator<Item = (&'a str, &'a [u8])>,
     policies: &str,
 ) -> String {
-    digest_of(tools, policies, None)
+    digest_of(tools, policies, None, Schemas::Compact)
 }
 
 /// [`validation_digest`] of a route whose `authorization` also carries `policiesJson`
@@ -37,13 +36,52 @@ pub fn validation_digest_with_json<'a>(
     policies: &str,
     json_form: &str,
 ) -> String {
-    digest_of(tools, policies, Some(json_form))
+    digest_of(tools, policies, Some(json_form), Schemas::Compact)
+}
+
+/// The digest a load compares with a route's `validated` (CONTRACT Z11, Z12): that of
+/// [`validation_digest`] (with `json_form`, that of [`validation_digest_with_json`]).
+///
+/// When the route carries a digest, the schemas are first hashed as the manifest holds them,
+/// without looking for whitespace: for a manifest written compact (as `mcp-manifest policy
+/// embed --compact` writes it) the text as held is the text without whitespace, so that hash
+/// is the digest, and the scan, which costs more than the hash itself, is left out. When it
+/// does not match `validated`, the digest is computed as Z11 defines it. A `validated` equal to
+/// the hash of schemas that do hold whitespace (only a digest written by hand can be) also
+/// stands: the text as held determines the text without whitespace, so it names the same
+/// schemas.
+pub(crate) fn route_digest<'a, I>(
+    validated: Option<&str>,
+    tools: I,
+    policies: &str,
+    json_form: Option<&str>,
+) -> String
+where
+    I: IntoIterator<Item = (&'a str, &'a [u8])> + Clone,
+{
+    if let Some(validated) = validated {
+        let as_held = digest_of(tools.clone(), policies, json_form, Schemas::AsHeld);
+        if as_held == validated {
+            return as_held;
+        }
+    }
+    digest_of(tools, policies, json_form, Schemas::Compact)
+}
+
+/// How a schema's text is fed to the hash.
+#[derive(Clone, Copy, PartialEq)]
+enum Schemas {
+    /// Without the whitespace outside its strings: the digest of CONTRACT Z11.
+    Compact,
+    /// As the manifest holds it (the same, for a compact schema).
+    AsHeld,
 }
 
 fn digest_of<'a>(
     tools: impl IntoIterator<Item = (&'a str, &'a [u8])>,
     policies: &str,
     json_form: Option<&str>,
+    schemas: Schemas,
 ) -> String {
     let mut hasher = Sha256::new();
     // A digest with a JSON form has its own first line: neither can pass for the other.
@@ -54,9 +92,13 @@ fn digest_of<'a>(
     for (name, schema) in tools {
         // A name as a JSON string and a schema without whitespace outside its strings hold no
         // raw line break: each tool is one line.
-        hasher.update(Value::from(name).to_string().as_bytes());
+        // Straight into the hash (no string made per tool); writing to it cannot fail.
+        let _ = serde_json::to_writer(&mut hasher, name);
         hasher.update(b": ");
-        hash_compact(&mut hasher, schema);
+        match schemas {
+            Schemas::Compact => hash_compact(&mut hasher, schema),
+            Schemas::AsHeld => hasher.update(schema),
+        }
         hasher.update(b"\n");
         count += 1;
     }
@@ -106,6 +148,7 @@ fn hash_compact(hasher: &mut Sha256, text: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
 
     #[test]
     fn z11_the_digest_names_the_cedar_release_the_lock_file_pins() {
@@ -141,6 +184,26 @@ mod tests {
     }
 
     #[test]
+    fn z11_the_digest_is_the_sha256_of_the_lines_the_contract_names() {
+        // Computed apart from this code (Python's hashlib over the lines written out).
+        let value: Value = serde_json::from_str(SCHEMA).unwrap();
+        let pretty = serde_json::to_string_pretty(&value).unwrap();
+        for schema in [SCHEMA, pretty.as_str()] {
+            assert_eq!(
+                validation_digest(
+                    [("refund", schema.as_bytes()), ("x", b"{}".as_slice())],
+                    "permit(principal, action, resource);"
+                ),
+                "sha256:b21c539284c230b9d909fd30c8914150dd95b5cdc5e539ebebeb82cfef307a54"
+            );
+            assert_eq!(
+                validation_digest_with_json([("refund", schema.as_bytes())], "p", "{}"),
+                "sha256:c85ce5110ac2f01995259333e3ed2e70b2010e385f28ff54fc03a5fcee19471c"
+            );
+        }
+    }
+
+    #[test]
     fn z11_whitespace_outside_strings_does_not_change_the_digest() {
         let value: Value = serde_json::from_str(SCHEMA).unwrap();
         let pretty = serde_json::to_string_pretty(&value).unwrap();
@@ -161,5 +224,41 @@ mod tests {
         );
         // Text cut inside a string or an escape ends the scan.
         let _ = validation_digest([("t", br#"{"d":"a\"#.as_slice())], "p");
+    }
+
+    #[test]
+    fn z11_a_load_finds_the_digest_of_a_compact_manifest_without_the_scan() {
+        let value: Value = serde_json::from_str(SCHEMA).unwrap();
+        let pretty = serde_json::to_string_pretty(&value).unwrap();
+        let as_held = |schema: &str, json: Option<&str>| {
+            digest_of([("refund", schema.as_bytes())], "p", json, Schemas::AsHeld)
+        };
+        let at_load = |validated: Option<&str>, schema: &str, json: Option<&str>| {
+            route_digest(validated, [("refund", schema.as_bytes())], "p", json)
+        };
+        for json in [None, Some(r#"{"staticPolicies":{}}"#)] {
+            let defined = match json {
+                None => validation_digest([("refund", SCHEMA.as_bytes())], "p"),
+                Some(json) => {
+                    validation_digest_with_json([("refund", SCHEMA.as_bytes())], "p", json)
+                }
+            };
+            // Compact: the schema as held is the schema without whitespace.
+            assert_eq!(as_held(SCHEMA, json), defined);
+            assert_eq!(at_load(Some(&defined), SCHEMA, json), defined);
+            // Indented: the hash as held differs, and the digest is computed as defined.
+            assert_ne!(as_held(&pretty, json), defined);
+            assert_eq!(at_load(Some(&defined), &pretty, json), defined);
+            // A stale or absent digest: the digest as defined, whatever the layout.
+            let stale = format!("sha256:{}", "0".repeat(64));
+            for schema in [SCHEMA, pretty.as_str()] {
+                assert_eq!(at_load(Some(&stale), schema, json), defined);
+                assert_eq!(at_load(None, schema, json), defined);
+            }
+            // A digest written by hand over the indented text as held names the same schemas.
+            let by_hand = as_held(&pretty, json);
+            assert_eq!(at_load(Some(&by_hand), &pretty, json), by_hand);
+            assert_eq!(at_load(Some(&by_hand), SCHEMA, json), defined);
+        }
     }
 }

@@ -213,11 +213,8 @@ impl RoutePolicies {
             }
         };
         let named = tools.iter().map(|(n, t)| (n.as_str(), &t[..]));
-        let digest = match &json {
-            None => validation_digest(named, text),
-            // CONTRACT Z12: the digest covers the JSON form too.
-            Some(json) => validation_digest_with_json(named, text, json),
-        };
+        // CONTRACT Z12: the digest covers the JSON form too.
+        let digest = super::digest::route_digest(validated, named, text, json.as_deref());
 
         // CONTRACT Z11: what was validated before is not validated again. Strict validation
         // typechecks every policy once per action of the schema (1,000 tools and 100
