@@ -67,6 +67,21 @@ pub struct CallerView<'a> {
     /// The context of a visibility question (`input` unknown, `request` this request's),
     /// made by the first: a list asks one per distinct slice, all with the same context.
     unknown_input: std::sync::OnceLock<Option<Context>>,
+    /// What each policy says of this caller, in the text's order, for a list's many tools
+    /// ([`CallerView::visible_mask`]): asked once per group of the route's policies.
+    said: std::sync::OnceLock<Vec<Said>>,
+}
+
+/// What one policy says of a caller for every tool its scope holds, whatever the arguments
+/// (CONTRACT Z4): as Cedar's partial authorizer classes it.
+#[derive(Debug, Clone, Copy, Default)]
+struct Said {
+    /// The policy errors on the caller's facts alone: every tool it could decide is hidden.
+    errored: bool,
+    /// A permit that applies, or that some arguments could make apply.
+    may_permit: bool,
+    /// A forbid that applies whatever the arguments.
+    forbids: bool,
 }
 
 impl RoutePolicies {
@@ -122,6 +137,7 @@ impl RoutePolicies {
             entity,
             request,
             unknown_input: std::sync::OnceLock::new(),
+            said: std::sync::OnceLock::new(),
         })
     }
 }
@@ -157,9 +173,12 @@ impl CallerView<'_> {
     }
 
     /// Whether each of `tools` is visible to this caller (CONTRACT Z4), in their order, for
-    /// lists: tools whose slices decide alike are asked once (a thousand tools named by a
-    /// hundred policies: about a hundred partial evaluations, each over a store of four
-    /// entities).
+    /// lists. When no policy's condition reads `action` and the tools are at least as many as
+    /// the groups of policies ([`super::scopes::Group`]), each policy is asked once, in one
+    /// partial evaluation per group, and each tool's answer is put together from its slice's
+    /// as Cedar's partial authorizer puts them together (a thousand tools named by a hundred
+    /// policies: about ninety partial evaluations of one or two policies each). Otherwise the
+    /// tools whose slices decide alike are asked once, a partial evaluation of the slice.
     #[must_use]
     pub fn visible_mask<'t>(&self, tools: impl IntoIterator<Item = &'t str>) -> Vec<bool> {
         let p = self.policies;
@@ -168,8 +187,35 @@ impl CallerView<'_> {
             return tools.map(|_| true).collect();
         }
         let scopes = p.scopes();
+        let tools: Vec<&str> = tools.collect();
+        let groups = scopes.groups();
+        if !groups.is_empty() && tools.len() >= groups.len() {
+            let said = self.said.get_or_init(|| self.ask_groups(groups));
+            return tools
+                .into_iter()
+                .map(|t| {
+                    if p.action(t).is_none() {
+                        return true;
+                    }
+                    // Cedar's partial decision: denied when a forbid applies or no permit can;
+                    // hidden also when a policy of the slice errors (as `visible_in`).
+                    let mut permit = false;
+                    for place in scopes.slice_places(t) {
+                        let Some(said) = said.get(place) else {
+                            return false;
+                        };
+                        if said.errored || said.forbids {
+                            return false;
+                        }
+                        permit |= said.may_permit;
+                    }
+                    permit
+                })
+                .collect();
+        }
         let mut decided: HashMap<&[usize], bool, foldhash::fast::RandomState> = HashMap::default();
         tools
+            .into_iter()
             .map(|t| {
                 let Some(action) = p.action(t) else {
                     return true;
@@ -184,16 +230,60 @@ impl CallerView<'_> {
             .collect()
     }
 
-    fn visible_in(&self, action: &super::policies::ToolAction) -> bool {
+    /// What each policy says of this caller (CONTRACT Z4), in the text's order: one partial
+    /// evaluation per group, asked about the group's tool with `input` unknown. A policy in
+    /// no group is in no tool's slice; a group that cannot be asked counts as errored.
+    fn ask_groups(&self, groups: &[super::scopes::Group]) -> Vec<Said> {
         let p = self.policies;
-        let slice = p.slice(action);
-        // No policy's scope holds the tool: nothing can permit it (Cedar would say Deny).
-        if slice.is_empty() {
-            return false;
+        let scopes = p.scopes();
+        let mut said = vec![Said::default(); p.parsed().order.len()];
+        for group in groups {
+            let asked = p
+                .action(&group.tool)
+                .and_then(|action| Some((action, self.store(action)?)))
+                .and_then(|(action, entities)| {
+                    let request = self.unknown_input_request(action)?;
+                    Some(Authorizer::new().is_authorized_partial(
+                        &request,
+                        &group.policies,
+                        &entities,
+                    ))
+                });
+            let Some(response) = asked else {
+                for &place in &group.members {
+                    said[place].errored = true;
+                }
+                continue;
+            };
+            let errored: Vec<&PolicyId> = response.definitely_errored().collect();
+            let satisfied: Vec<PolicyId> = response
+                .definitely_satisfied()
+                .map(|policy| policy.id().clone())
+                .collect();
+            let residual: Vec<PolicyId> = response
+                .nontrivial_residuals()
+                .map(|policy| policy.id().clone())
+                .collect();
+            for &place in &group.members {
+                let id = scopes.id(place);
+                let said = &mut said[place];
+                said.errored = errored.contains(&id);
+                let holds = satisfied.contains(id);
+                match scopes.effect(place) {
+                    cedar_policy::Effect::Permit => {
+                        said.may_permit = holds || residual.contains(id);
+                    }
+                    cedar_policy::Effect::Forbid => said.forbids = holds,
+                }
+            }
         }
-        let Some(entities) = self.store(action) else {
-            return false;
-        };
+        said
+    }
+
+    /// The request of a visibility question about `action`: this caller, the route, and the
+    /// context with `input` unknown (made by the first question).
+    fn unknown_input_request(&self, action: &super::policies::ToolAction) -> Option<Request> {
+        let p = self.policies;
         let context = self.unknown_input.get_or_init(|| {
             Context::from_pairs([
                 (
@@ -204,15 +294,30 @@ impl CallerView<'_> {
             ])
             .ok()
         });
-        let Some(context) = context.clone() else {
+        let context = context.clone()?;
+        Some(
+            RequestBuilder::default()
+                .principal(self.caller.clone())
+                .action(p.uid_of(action).clone())
+                .resource(p.route.uid())
+                .context(context)
+                .build(),
+        )
+    }
+
+    fn visible_in(&self, action: &super::policies::ToolAction) -> bool {
+        let p = self.policies;
+        let slice = p.slice(action);
+        // No policy's scope holds the tool: nothing can permit it (Cedar would say Deny).
+        if slice.is_empty() {
+            return false;
+        }
+        let Some(entities) = self.store(action) else {
             return false;
         };
-        let request = RequestBuilder::default()
-            .principal(self.caller.clone())
-            .action(p.uid_of(action).clone())
-            .resource(p.route.uid())
-            .context(context)
-            .build();
+        let Some(request) = self.unknown_input_request(action) else {
+            return false;
+        };
         let partial = Authorizer::new().is_authorized_partial(&request, slice, &entities);
         partial.decision() != Some(CedarDecision::Deny)
             && partial.definitely_errored().next().is_none()
@@ -345,6 +450,117 @@ mod tests {
             vec![("t".into(), Bytes::from_static(schema.as_bytes()))],
         )
         .expect("a matching digest skips validation")
+    }
+
+    const GROUPED: &str = r#"
+@id("admins") permit(principal, action in Gateway::Action::"call_tool", resource) when { principal.groups.contains("admin") };
+@id("anon") permit(principal == Gateway::Caller::"anonymous", action in [Gateway::Action::"t0", Gateway::Action::"t1"], resource);
+@id("team-a") permit(principal, action in [Gateway::Action::"nope", Gateway::Action::"t2", Gateway::Action::"t3"], resource) when { principal.groups.contains("a") };
+@id("team-b") permit(principal, action == Gateway::Action::"t4", resource) when { principal.groups.contains("b") };
+@id("by-input") permit(principal, action in [Gateway::Action::"t5", Gateway::Action::"t6"], resource) when { context.input.n > 3 };
+@id("limit") forbid(principal, action == Gateway::Action::"t6", resource) when { context.input has n && context.input.n > 10 };
+@id("kill") forbid(principal, action == Gateway::Action::"t7", resource);
+@id("open") permit(principal, action in [Gateway::Action::"t7", Gateway::Action::"t8", Gateway::Action::"t9"], resource);
+@id("broken-permit") permit(principal, action == Gateway::Action::"t10", resource) when { principal.subject == "x" && principal.missing == 1 };
+@id("broken-forbid") forbid(principal, action in [Gateway::Action::"t8", Gateway::Action::"t11"], resource) when { principal.groups.contains("c") && principal.missing == 1 };
+@id("t11") permit(principal, action == Gateway::Action::"t11", resource);
+@id("ghost") permit(principal, action == Gateway::Action::"ghost", resource);
+"#;
+
+    #[test]
+    fn z4_a_list_asking_each_policy_once_sees_what_each_tools_slice_decides() {
+        const SCHEMA: &str = r#"{"type":"object","properties":{"n":{"type":"integer"}}}"#;
+        let names: Vec<String> = (0..12).map(|i| format!("t{i}")).collect();
+        // Vouched for, so that policies which error on a caller's facts load (CONTRACT Z11).
+        let digest = validation_digest(
+            names.iter().map(|n| (n.as_str(), SCHEMA.as_bytes())),
+            GROUPED,
+        );
+        let authorization = json!({"mode": "enforce", "policies": GROUPED, "validated": digest});
+        let tools = names
+            .iter()
+            .map(|n| (n.clone(), Bytes::from_static(SCHEMA.as_bytes())))
+            .collect();
+        let policies = RoutePolicies::compile_texts("core", &authorization, tools).unwrap();
+        let groups = policies.scopes().groups().len();
+        assert!(groups > 0 && groups <= names.len(), "{groups} groups");
+        let request = RequestFacts {
+            protocol_version: "2025-11-25",
+            ..RequestFacts::default()
+        };
+        let caller = |subject: &str, groups: &[&str]| CallerFacts {
+            auth: "token",
+            subject: subject.into(),
+            groups: groups.iter().map(ToString::to_string).collect(),
+            ..CallerFacts::default()
+        };
+        let seen = |caller: &CallerFacts| -> Vec<&str> {
+            let view = policies.view(caller, &request).unwrap();
+            let mask = view.visible_mask(names.iter().map(String::as_str));
+            // Each tool asked apart, its slice in one partial evaluation, says the same.
+            let apart: Vec<bool> = names.iter().map(|n| view.visible(n)).collect();
+            assert_eq!(mask, apart, "{caller:?}");
+            names
+                .iter()
+                .zip(mask)
+                .filter_map(|(n, seen)| seen.then_some(n.as_str()))
+                .collect()
+        };
+        assert_eq!(
+            seen(&CallerFacts::anonymous()),
+            ["t0", "t1", "t5", "t6", "t8", "t9", "t11"]
+        );
+        assert_eq!(
+            seen(&caller("d1", &["a"])),
+            ["t2", "t3", "t5", "t6", "t8", "t9", "t11"]
+        );
+        // broken-forbid errors for group c: t8 and t11 are hidden although permitted.
+        assert_eq!(seen(&caller("d2", &["b", "c"])), ["t4", "t5", "t6", "t9"]);
+        // broken-permit errors for subject x: t10 stays hidden.
+        assert_eq!(seen(&caller("x", &[])), ["t5", "t6", "t8", "t9", "t11"]);
+        // admins see every tool but the killed one and those an erroring forbid holds.
+        assert_eq!(
+            seen(&caller("d3", &["admin"])),
+            [
+                "t0", "t1", "t2", "t3", "t4", "t5", "t6", "t8", "t9", "t10", "t11"
+            ]
+        );
+        assert_eq!(
+            seen(&caller("d4", &["admin", "c"])),
+            ["t0", "t1", "t2", "t3", "t4", "t5", "t6", "t9", "t10"]
+        );
+    }
+
+    #[test]
+    fn z4_a_condition_naming_an_action_is_asked_tool_by_tool_as_a_call_decides() {
+        const SCHEMA: &str = r#"{"type":"object"}"#;
+        // The store of a question about one tool holds that tool's action only: `t0 in
+        // call_tool` holds when t0 is asked about, not when t1 is.
+        const NAMING: &str = r#"@id("odd") permit(principal, action in [Gateway::Action::"t0", Gateway::Action::"t1"], resource) when { Gateway::Action::"t0" in Gateway::Action::"call_tool" };"#;
+        let names = ["t0", "t1"];
+        let digest = validation_digest(names.map(|n| (n, SCHEMA.as_bytes())), NAMING);
+        let authorization = json!({"mode": "enforce", "policies": NAMING, "validated": digest});
+        let tools = names
+            .iter()
+            .map(|n| (n.to_string(), Bytes::from_static(SCHEMA.as_bytes())))
+            .collect();
+        let policies = RoutePolicies::compile_texts("core", &authorization, tools).unwrap();
+        assert!(policies.scopes().groups().is_empty());
+        let request = RequestFacts {
+            protocol_version: "2025-11-25",
+            ..RequestFacts::default()
+        };
+        let view = policies.view(&CallerFacts::anonymous(), &request).unwrap();
+        assert_eq!(view.visible_mask(names), [true, false]);
+        assert_eq!(view.visible_mask(["t1", "t0"]), [false, true]);
+        assert_eq!(
+            view.decide("t0", &json!({})).unwrap().kind,
+            DecisionKind::Allow
+        );
+        assert_eq!(
+            view.decide("t1", &json!({})).unwrap().kind,
+            DecisionKind::Deny
+        );
     }
 
     #[test]

@@ -351,6 +351,8 @@ impl RoutePolicies {
                 &parsed.order,
                 &self.call_tool.uid(),
                 &self.action_type,
+                |name| self.tools.contains_key(name),
+                self.actions.first().map(|a| a.name.as_str()),
             )
         })
     }
