@@ -34,26 +34,28 @@ pub struct PolicyProblem {
     pub message: String,
 }
 
-/// One tool's action: its entity and the Cedar type of its arguments.
+/// One tool's action: its entity and the Cedar type of its arguments. What is made later is
+/// boxed: a route holds one per tool from its load on, most of them never asked about, and
+/// each held Cedar's entity, type and policy set in line (808 bytes a tool).
 #[derive(Debug)]
 pub(super) struct ToolAction {
     /// The tool's name.
     pub(super) name: String,
     /// The action's uid and entity (a member of `call_tool`), made by the first decision about
     /// the tool ([`RoutePolicies::entity_of`]): a load with a thousand tools makes none.
-    ids: OnceLock<(EntityUid, Entity)>,
+    ids: OnceLock<Box<(EntityUid, Entity)>>,
     /// The JSON text of the tool's `inputSchema` (a slice of the manifest's text at a load).
     schema: Bytes,
     /// The Cedar type of the arguments (CONTRACT Z2), read from `schema` at load when the
     /// policies are validated there, else by the first call of the tool; `None` when `schema`
     /// is not JSON (every call of the tool then denies, Z5).
-    input: OnceLock<Option<CedarType>>,
+    input: OnceLock<Option<Box<CedarType>>>,
     /// The policies whose action scope can hold this tool's action: the only ones a call of it
     /// evaluates (a policy whose scope excludes the action is never satisfied and never
     /// errors, since Cedar checks the scope before the conditions). Made by the first decision
     /// about the tool, so that a cold start with a thousand tools pays for none of them
     /// ([`RoutePolicies::slice`]).
-    slice: OnceLock<PolicySet>,
+    slice: OnceLock<Box<PolicySet>>,
 }
 
 /// A route's compiled policies: the policy set (each policy under its `@id`), validated at
@@ -111,8 +113,8 @@ impl ToolAction {
     /// The Cedar type of the tool's arguments, read from its schema's text the first time.
     pub(super) fn input(&self) -> Option<&CedarType> {
         self.input
-            .get_or_init(|| input_type_of_text(&self.schema))
-            .as_ref()
+            .get_or_init(|| input_type_of_text(&self.schema).map(Box::new))
+            .as_deref()
     }
 }
 
@@ -255,7 +257,7 @@ impl RoutePolicies {
                 places.insert(name.clone(), place);
                 let input = OnceLock::new();
                 if let Some(ty) = types.next() {
-                    let _ = input.set(ty);
+                    let _ = input.set(ty.map(Box::new));
                 }
                 ToolAction {
                     name,
@@ -297,7 +299,7 @@ impl RoutePolicies {
                 EntityId::new(&action.name),
             );
             let entity = Entity::new_no_attrs(uid.clone(), [self.call_tool.uid()].into());
-            (uid, entity)
+            Box::new((uid, entity))
         })
     }
 
@@ -339,7 +341,7 @@ impl RoutePolicies {
     pub(super) fn slice<'a>(&self, action: &'a ToolAction) -> &'a PolicySet {
         action
             .slice
-            .get_or_init(|| self.scopes().slice(&action.name))
+            .get_or_init(|| Box::new(self.scopes().slice(&action.name)))
     }
 
     /// The policies by the actions their scope can hold, made by the first decision.
@@ -389,5 +391,15 @@ impl RoutePolicies {
     /// The `@id`s (or `policy<N>`) of the policies, in the text's order.
     pub fn policy_ids(&self) -> impl Iterator<Item = &str> {
         self.parsed().order.iter().map(AsRef::as_ref)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn z1_a_tool_not_yet_asked_about_holds_little() {
+        // A route of a thousand tools holds a thousand of these from its load on.
+        let size = std::mem::size_of::<super::ToolAction>();
+        assert!(size <= 128, "ToolAction is {size} bytes");
     }
 }
