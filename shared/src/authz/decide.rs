@@ -174,11 +174,12 @@ impl CallerView<'_> {
 
     /// Whether each of `tools` is visible to this caller (CONTRACT Z4), in their order, for
     /// lists. When no policy's condition reads `action` and the tools are at least as many as
-    /// the groups of policies ([`super::scopes::Group`]), each policy is asked once, in one
-    /// partial evaluation per group, and each tool's answer is put together from its slice's
-    /// as Cedar's partial authorizer puts them together (a thousand tools named by a hundred
-    /// policies: about ninety partial evaluations of one or two policies each). Otherwise the
-    /// tools whose slices decide alike are asked once, a partial evaluation of the slice.
+    /// the groups of policies (policies whose scopes all hold one tool), each policy is asked
+    /// once, in one partial evaluation per group, and each tool's answer is put together from
+    /// its slice's as Cedar's partial authorizer puts them together (the bench's thousand
+    /// tools and hundred policies: 97 partial evaluations of one or two policies each).
+    /// Otherwise the tools whose slices decide alike are asked once, a partial evaluation of
+    /// the slice.
     #[must_use]
     pub fn visible_mask<'t>(&self, tools: impl IntoIterator<Item = &'t str>) -> Vec<bool> {
         let p = self.policies;
@@ -442,14 +443,21 @@ mod tests {
     /// A route whose one tool's schema text is `schema`, its policies vouched for by the
     /// digest, so the schema is first read by the tool's first call (CONTRACT Z11).
     fn vouched(schema: &'static str) -> RoutePolicies {
-        let digest = validation_digest([("t", schema.as_bytes())], POLICIES);
-        let authorization = json!({"mode": "enforce", "policies": POLICIES, "validated": digest});
-        RoutePolicies::compile_texts(
-            "core",
-            &authorization,
-            vec![("t".into(), Bytes::from_static(schema.as_bytes()))],
-        )
-        .expect("a matching digest skips validation")
+        vouched_tools(&["t"], schema, POLICIES)
+    }
+
+    /// A route of the tools `names`, each with the schema text `schema`, and `policies`
+    /// vouched for by the digest (CONTRACT Z11): not validated, so policies that error on a
+    /// caller's facts load too.
+    fn vouched_tools(names: &[&str], schema: &'static str, policies: &str) -> RoutePolicies {
+        let digest = validation_digest(names.iter().map(|n| (*n, schema.as_bytes())), policies);
+        let authorization = json!({"mode": "enforce", "policies": policies, "validated": digest});
+        let tools = names
+            .iter()
+            .map(|n| (n.to_string(), Bytes::from_static(schema.as_bytes())))
+            .collect();
+        RoutePolicies::compile_texts("core", &authorization, tools)
+            .expect("a matching digest skips validation")
     }
 
     const GROUPED: &str = r#"
@@ -471,17 +479,8 @@ mod tests {
     fn z4_a_list_asking_each_policy_once_sees_what_each_tools_slice_decides() {
         const SCHEMA: &str = r#"{"type":"object","properties":{"n":{"type":"integer"}}}"#;
         let names: Vec<String> = (0..12).map(|i| format!("t{i}")).collect();
-        // Vouched for, so that policies which error on a caller's facts load (CONTRACT Z11).
-        let digest = validation_digest(
-            names.iter().map(|n| (n.as_str(), SCHEMA.as_bytes())),
-            GROUPED,
-        );
-        let authorization = json!({"mode": "enforce", "policies": GROUPED, "validated": digest});
-        let tools = names
-            .iter()
-            .map(|n| (n.clone(), Bytes::from_static(SCHEMA.as_bytes())))
-            .collect();
-        let policies = RoutePolicies::compile_texts("core", &authorization, tools).unwrap();
+        let listed: Vec<&str> = names.iter().map(String::as_str).collect();
+        let policies = vouched_tools(&listed, SCHEMA, GROUPED);
         let groups = policies.scopes().groups().len();
         assert!(groups > 0 && groups <= names.len(), "{groups} groups");
         let request = RequestFacts {
@@ -538,13 +537,7 @@ mod tests {
         // call_tool` holds when t0 is asked about, not when t1 is.
         const NAMING: &str = r#"@id("odd") permit(principal, action in [Gateway::Action::"t0", Gateway::Action::"t1"], resource) when { Gateway::Action::"t0" in Gateway::Action::"call_tool" };"#;
         let names = ["t0", "t1"];
-        let digest = validation_digest(names.map(|n| (n, SCHEMA.as_bytes())), NAMING);
-        let authorization = json!({"mode": "enforce", "policies": NAMING, "validated": digest});
-        let tools = names
-            .iter()
-            .map(|n| (n.to_string(), Bytes::from_static(SCHEMA.as_bytes())))
-            .collect();
-        let policies = RoutePolicies::compile_texts("core", &authorization, tools).unwrap();
+        let policies = vouched_tools(&names, SCHEMA, NAMING);
         assert!(policies.scopes().groups().is_empty());
         let request = RequestFacts {
             protocol_version: "2025-11-25",
