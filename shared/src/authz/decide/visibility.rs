@@ -296,4 +296,108 @@ mod tests {
             DecisionKind::Deny
         );
     }
+
+    /// A policy of the generated sets: its effect, principal scope, action scope and
+    /// condition, over the tools t0..t5 (and `ghost`, no tool of the route).
+    fn policy_text() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let principal = prop_oneof![
+            Just("principal"),
+            Just(r#"principal == Gateway::Caller::"anonymous""#),
+            Just(r#"principal == Gateway::Caller::"d1""#),
+        ];
+        let action = prop_oneof![
+            Just("action".to_string()),
+            Just(r#"action in Gateway::Action::"call_tool""#.to_string()),
+            (0..7_usize).prop_map(|t| format!(r#"action == Gateway::Action::"{}""#, tool(t))),
+            proptest::collection::vec(0..7_usize, 1..4).prop_map(|ts| {
+                let listed: Vec<String> = ts
+                    .iter()
+                    .map(|t| format!(r#"Gateway::Action::"{}""#, tool(*t)))
+                    .collect();
+                format!("action in [{}]", listed.join(", "))
+            }),
+        ];
+        let condition = prop_oneof![
+            Just(""),
+            Just(r#" when { principal.groups.contains("a") }"#),
+            Just(r#" unless { principal.groups.contains("b") }"#),
+            Just(" when { context.input.n > 3 }"),
+            Just(" when { principal.missing == 1 }"),
+            Just(r#" when { principal.groups.contains("c") && principal.missing == 1 }"#),
+            Just(r#" when { principal.subject == "x" && context.input.n > 1 }"#),
+        ];
+        (any::<bool>(), principal, action, condition).prop_map(|(permit, p, a, c)| {
+            let effect = if permit { "permit" } else { "forbid" };
+            format!("{effect}({p}, {a}, resource){c};")
+        })
+    }
+
+    fn tool(t: usize) -> String {
+        if t == 6 {
+            "ghost".into()
+        } else {
+            format!("t{t}")
+        }
+    }
+
+    proptest::proptest! {
+        /// CONTRACT Z4: for any set of policies and any caller, a list that asks each policy
+        /// once sees what asking each tool's slice sees.
+        #[test]
+        fn z4_grouped_answers_equal_each_slices_for_any_policies(
+            texts in proptest::collection::vec(policy_text(), 1..9),
+            groups in proptest::collection::vec(group_name(), 0..3),
+        ) {
+            let policies: Vec<String> = texts
+                .iter()
+                .enumerate()
+                .map(|(i, text)| format!("@id(\"p{i}\") {text}"))
+                .collect();
+            let policies = policies.join("\n");
+            let names = ["t0", "t1", "t2", "t3", "t4", "t5"];
+            let route = vouched_tools(
+                &names,
+                r#"{"type":"object","properties":{"n":{"type":"integer"}}}"#,
+                &policies,
+            );
+            // Every generated policy parses (a text that did not would leave none to ask).
+            proptest::prop_assert_eq!(route.policy_ids().count(), texts.len());
+            // The names asked four times over: at least as many as the groups.
+            let asked: Vec<&str> = names.iter().cycle().take(names.len() * 4).copied().collect();
+            proptest::prop_assert!(route.scopes().groups().len() <= asked.len());
+            let request = RequestFacts {
+                protocol_version: "2025-11-25",
+                ..RequestFacts::default()
+            };
+            for caller in [
+                CallerFacts::anonymous(),
+                CallerFacts {
+                    auth: "token",
+                    subject: "d1".into(),
+                    groups: groups.clone(),
+                    ..CallerFacts::default()
+                },
+                CallerFacts {
+                    auth: "oauth",
+                    subject: "x".into(),
+                    groups: groups.clone(),
+                    ..CallerFacts::default()
+                },
+            ] {
+                let view = route.view(&caller, &request).unwrap();
+                let apart: Vec<bool> = asked.iter().map(|n| view.visible(n)).collect();
+                proptest::prop_assert_eq!(view.visible_mask(asked.iter().copied()), apart);
+            }
+        }
+    }
+
+    fn group_name() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        prop_oneof![
+            Just("a".to_string()),
+            Just("b".to_string()),
+            Just("c".to_string())
+        ]
+    }
 }
