@@ -69,7 +69,7 @@ where
 }
 
 /// How a schema's text is fed to the hash.
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy)]
 enum Schemas {
     /// Without the whitespace outside its strings: the digest of CONTRACT Z11.
     Compact,
