@@ -61,7 +61,7 @@ impl Scopes {
             .enumerate()
         {
             scopes.reads_action |= reads_action(policy, &action_type_name);
-            scopes.policies.push(policy.clone());
+            scopes.policies.push(ast_only(policy));
             match policy.action_constraint() {
                 ActionConstraint::Any => scopes.every.push(i),
                 ActionConstraint::Eq(uid) => {
@@ -174,6 +174,14 @@ impl Scopes {
     pub(super) fn visibility_key(&self, tool: &str) -> Option<&[usize]> {
         (!self.reads_action).then(|| self.named.get(tool).map_or(&[][..], Vec::as_slice))
     }
+}
+
+/// `policy` as Cedar's AST alone: what an authorization reads (scope, conditions, annotations,
+/// id). Cedar's own copy also keeps the JSON form it was read from, which every clone of it
+/// copies tree and all; this one's clones (into each group and slice) share the AST.
+fn ast_only(policy: &cedar_policy::Policy) -> cedar_policy::Policy {
+    let ast: &cedar_policy_core::ast::Policy = policy.as_ref();
+    cedar_policy::Policy::from(ast.clone())
 }
 
 /// Whether `policy`'s conditions can tell one tool's action from another: they mention the
