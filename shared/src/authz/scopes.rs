@@ -21,26 +21,32 @@ pub(crate) struct Scopes {
     /// Whether some policy's conditions (`when`, `unless`) read `action` or name an action:
     /// then two tools with the same policies in their slices may still be decided apart.
     reads_action: bool,
-    /// The policies in groups that one partial evaluation each judges for every tool at once
-    /// (CONTRACT Z4), when no condition reads `action` ([`Scopes::groups`]).
-    groups: Vec<Group>,
+    /// The policies that one partial evaluation judges for every tool at once (CONTRACT Z4),
+    /// when no condition reads `action` ([`Scopes::asked`]).
+    asked: Option<Asked>,
 }
 
-/// Policies whose scopes all hold the action of `tool`: asked about that action, each says
-/// what it says of every tool its scope holds, since nothing else in it reads the action.
+/// The policies in some tool's slice, for a list to ask Cedar about in one partial evaluation:
+/// each with its action scope opened ([`any_action`]) and asked about one of the route's
+/// tools. Since nothing else in a policy reads the action, what each says there it says of
+/// every tool its scope holds.
 #[derive(Debug)]
-pub(super) struct Group {
+pub(super) struct Asked {
     /// The tool asked about.
     pub(super) tool: String,
-    /// The group's policies, as one set.
+    /// The policies, as one set.
     pub(super) policies: PolicySet,
     /// Their places in the text's order.
     pub(super) members: Vec<usize>,
+    /// How many slices a list would ask about to hear from each of these policies otherwise
+    /// (the distinct first tools their scopes name): a list of fewer tools asks its tools'
+    /// slices instead.
+    pub(super) slices: usize,
 }
 
 impl Scopes {
     /// `is_tool` tells the route's tools from other actions, `any_tool` is one of the
-    /// route's tools (for the groups).
+    /// route's tools (to ask about when no policy names one).
     pub(super) fn new(
         policies: &PolicySet,
         order: &[PolicyId],
@@ -50,7 +56,10 @@ impl Scopes {
         any_tool: Option<&str>,
     ) -> Self {
         let mut scopes = Self::default();
-        let mut groups: HashMap<String, usize, foldhash::fast::RandomState> = HashMap::default();
+        let mut first_tools: std::collections::HashSet<String, foldhash::fast::RandomState> =
+            std::collections::HashSet::default();
+        let mut members = Vec::new();
+        let mut ask_about: Option<String> = None;
         let action_type_name = action_type.to_string();
         let tool = |uid: &EntityUid| {
             (uid.type_name() == action_type).then(|| AsRef::<str>::as_ref(uid.id()).to_string())
@@ -80,59 +89,57 @@ impl Scopes {
                 }
             }
             if !scopes.reads_action {
-                // The first tool of the route the scope names: the policy's group. A policy
-                // whose scope names none is in no tool's slice, and in no group.
+                // The first tool of the route the scope names. A policy whose scope names none
+                // is in no tool's slice, and is not asked.
                 let first = match policy.action_constraint() {
                     ActionConstraint::Eq(uid) => tool(&uid).filter(|name| is_tool(name)),
                     ActionConstraint::In(uids) if !uids.contains(call_tool) => {
                         uids.iter().filter_map(tool).find(|name| is_tool(name))
                     }
-                    // `every`: joins the first group, made below.
+                    // `every`: added below.
                     _ => None,
                 };
                 if let Some(name) = first {
-                    if let Some(&g) = groups.get(&name) {
-                        scopes.groups[g].members.push(i);
-                    } else {
-                        groups.insert(name.clone(), scopes.groups.len());
-                        scopes.groups.push(Group {
-                            tool: name,
-                            policies: PolicySet::new(),
-                            members: vec![i],
-                        });
+                    if ask_about.is_none() {
+                        ask_about = Some(name.clone());
                     }
+                    first_tools.insert(name);
+                    members.push(i);
                 }
             }
         }
         if scopes.reads_action {
-            scopes.groups = Vec::new();
-        } else if !scopes.every.is_empty() {
-            // Every tool's action is in the scope of these: any group holds them.
-            if let (true, Some(name)) = (scopes.groups.is_empty(), any_tool) {
-                scopes.groups.push(Group {
-                    tool: name.to_string(),
-                    policies: PolicySet::new(),
-                    members: Vec::new(),
-                });
-            }
-            if let Some(first) = scopes.groups.first_mut() {
-                first.members.extend(&scopes.every);
-            }
+            return scopes;
         }
-        for group in &mut scopes.groups {
-            for &i in &group.members {
+        let mut slices = first_tools.len();
+        if !scopes.every.is_empty() {
+            // Every tool's action is in the scope of these.
+            ask_about = ask_about.or_else(|| any_tool.map(str::to_string));
+            members.extend(&scopes.every);
+            slices = slices.max(1);
+        }
+        if let Some(tool) = ask_about {
+            members.sort_unstable();
+            let mut policies = PolicySet::new();
+            for &i in &members {
                 // Ids are unique in the whole set, so in any part of it.
-                let _ = group.policies.add(scopes.policies[i].clone());
+                let _ = policies.add(any_action(&scopes.policies[i]));
             }
+            scopes.asked = Some(Asked {
+                tool,
+                policies,
+                members,
+                slices,
+            });
         }
         scopes
     }
 
-    /// The groups of the policies that one partial evaluation each judges for all tools
-    /// (CONTRACT Z4): empty when some condition reads `action`, so that each tool's slice is
-    /// asked apart.
-    pub(super) fn groups(&self) -> &[Group] {
-        &self.groups
+    /// The policies that one partial evaluation judges for all tools (CONTRACT Z4): `None`
+    /// when some condition reads `action` (then each tool's slice is asked apart), or when no
+    /// policy is in any tool's slice.
+    pub(super) fn asked(&self) -> Option<&Asked> {
+        self.asked.as_ref()
     }
 
     /// The policies' effects, in the text's order.
@@ -178,10 +185,35 @@ impl Scopes {
 
 /// `policy` as Cedar's AST alone: what an authorization reads (scope, conditions, annotations,
 /// id). Cedar's own copy also keeps the JSON form it was read from, which every clone of it
-/// copies tree and all; this one's clones (into each group and slice) share the AST.
+/// copies tree and all; this one's clones (into a list's question and each slice) share the AST.
 fn ast_only(policy: &cedar_policy::Policy) -> cedar_policy::Policy {
     let ast: &cedar_policy_core::ast::Policy = policy.as_ref();
     cedar_policy::Policy::from(ast.clone())
+}
+
+/// `policy` with its action scope opened to every action, for a list's one question
+/// ([`Asked`]): what the policy says of the tool asked about is then what it says of each
+/// tool its scope holds (there the scope is `true`, and an action's `==` or `in` cannot
+/// error), and Cedar need not build the scope's list of actions into a set at every question.
+/// The rest of the policy, its id included, is its own. The policy as it is when Cedar will not
+/// rebuild it so (a template; not in a route's set).
+fn any_action(policy: &cedar_policy::Policy) -> cedar_policy::Policy {
+    use cedar_policy_core::ast;
+    let original: &ast::Policy = policy.as_ref();
+    ast::StaticPolicy::new(
+        original.id().clone(),
+        None,
+        (**original.annotations_arc()).clone(),
+        original.effect(),
+        original.principal_constraint(),
+        ast::ActionConstraint::any(),
+        original.resource_constraint(),
+        original.non_scope_constraints().cloned(),
+    )
+    .map_or_else(
+        |_| policy.clone(),
+        |opened| ast::Policy::from(opened).into(),
+    )
 }
 
 /// Whether `policy`'s conditions can tell one tool's action from another: they mention the

@@ -13,6 +13,9 @@ use cedar_policy::{
 
 use super::CallerView;
 
+/// Policy ids, for a response's classes.
+type Ids = std::collections::HashSet<PolicyId, foldhash::fast::RandomState>;
+
 /// What one policy says of a caller for every tool its scope holds, whatever the arguments
 /// (CONTRACT Z4): as Cedar's partial authorizer classes it.
 #[derive(Debug, Clone, Copy, Default)]
@@ -40,12 +43,12 @@ impl CallerView<'_> {
 
     /// Whether each of `tools` is visible to this caller (CONTRACT Z4), in their order, for
     /// lists. When no policy's condition reads `action` and the tools are at least as many as
-    /// the groups of policies (policies whose scopes all hold one tool), each policy is asked
-    /// once, in one partial evaluation per group, and each tool's answer is put together from
-    /// its slice's as Cedar's partial authorizer puts them together (the bench's thousand
-    /// tools and hundred policies: 97 partial evaluations of one or two policies each).
-    /// Otherwise the tools whose slices decide alike are asked once, a partial evaluation of
-    /// the slice.
+    /// the slices it would otherwise take to hear from every policy, each policy is asked once,
+    /// all in one partial evaluation with their action scopes opened, and each tool's answer is
+    /// put together from its slice's as Cedar's partial authorizer puts them together (the
+    /// bench's thousand tools and hundred policies: one partial evaluation where a list asked
+    /// 97). Otherwise the tools whose slices decide alike are asked once, a partial evaluation
+    /// of the slice.
     #[must_use]
     pub fn visible_mask<'t>(&self, tools: impl IntoIterator<Item = &'t str>) -> Vec<bool> {
         let p = self.policies;
@@ -55,9 +58,8 @@ impl CallerView<'_> {
         }
         let scopes = p.scopes();
         let tools: Vec<&str> = tools.collect();
-        let groups = scopes.groups();
-        if !groups.is_empty() && tools.len() >= groups.len() {
-            let said = self.said.get_or_init(|| self.ask_groups(groups));
+        if let Some(asked) = scopes.asked().filter(|asked| tools.len() >= asked.slices) {
+            let said = self.said.get_or_init(|| self.ask_all(asked));
             return tools
                 .into_iter()
                 .map(|t| {
@@ -98,50 +100,45 @@ impl CallerView<'_> {
     }
 
     /// What each policy says of this caller (CONTRACT Z4), in the text's order: one partial
-    /// evaluation per group, asked about the group's tool with `input` unknown. A policy in
-    /// no group is in no tool's slice; a group that cannot be asked counts as errored.
-    fn ask_groups(&self, groups: &[crate::authz::scopes::Group]) -> Vec<Said> {
+    /// evaluation of the [`Asked`](crate::authz::scopes::Asked) policies, about their tool
+    /// with `input` unknown. A policy not asked is in no tool's slice; when the question cannot
+    /// be put, every policy asked counts as errored.
+    fn ask_all(&self, asked: &crate::authz::scopes::Asked) -> Vec<Said> {
         let p = self.policies;
         let scopes = p.scopes();
         let mut said = vec![Said::default(); p.parsed().order.len()];
-        for group in groups {
-            let asked = p
-                .action(&group.tool)
-                .and_then(|action| Some((action, self.store(action)?)))
-                .and_then(|(action, entities)| {
-                    let request = self.unknown_input_request(action)?;
-                    Some(Authorizer::new().is_authorized_partial(
-                        &request,
-                        &group.policies,
-                        &entities,
-                    ))
-                });
-            let Some(response) = asked else {
-                for &place in &group.members {
-                    said[place].errored = true;
+        let response = p
+            .action(&asked.tool)
+            .and_then(|action| Some((action, self.store(action)?)))
+            .and_then(|(action, entities)| {
+                let request = self.unknown_input_request(action)?;
+                Some(Authorizer::new().is_authorized_partial(&request, &asked.policies, &entities))
+            });
+        let Some(response) = response else {
+            for &place in &asked.members {
+                said[place].errored = true;
+            }
+            return said;
+        };
+        let errored: Ids = response.definitely_errored().cloned().collect();
+        let satisfied: Ids = response
+            .definitely_satisfied()
+            .map(|policy| policy.id().clone())
+            .collect();
+        let residual: Ids = response
+            .nontrivial_residuals()
+            .map(|policy| policy.id().clone())
+            .collect();
+        for &place in &asked.members {
+            let id = scopes.id(place);
+            let said = &mut said[place];
+            said.errored = errored.contains(id);
+            let holds = satisfied.contains(id);
+            match scopes.effect(place) {
+                cedar_policy::Effect::Permit => {
+                    said.may_permit = holds || residual.contains(id);
                 }
-                continue;
-            };
-            let errored: Vec<&PolicyId> = response.definitely_errored().collect();
-            let satisfied: Vec<PolicyId> = response
-                .definitely_satisfied()
-                .map(|policy| policy.id().clone())
-                .collect();
-            let residual: Vec<PolicyId> = response
-                .nontrivial_residuals()
-                .map(|policy| policy.id().clone())
-                .collect();
-            for &place in &group.members {
-                let id = scopes.id(place);
-                let said = &mut said[place];
-                said.errored = errored.contains(&id);
-                let holds = satisfied.contains(id);
-                match scopes.effect(place) {
-                    cedar_policy::Effect::Permit => {
-                        said.may_permit = holds || residual.contains(id);
-                    }
-                    cedar_policy::Effect::Forbid => said.forbids = holds,
-                }
+                cedar_policy::Effect::Forbid => said.forbids = holds,
             }
         }
         said
@@ -222,8 +219,18 @@ mod tests {
         let names: Vec<String> = (0..12).map(|i| format!("t{i}")).collect();
         let listed: Vec<&str> = names.iter().map(String::as_str).collect();
         let policies = vouched_tools(&listed, SCHEMA, GROUPED);
-        let groups = policies.scopes().groups().len();
-        assert!(groups > 0 && groups <= names.len(), "{groups} groups");
+        let asked = policies
+            .scopes()
+            .asked()
+            .expect("no condition reads the action");
+        assert!(
+            asked.slices > 0 && asked.slices <= names.len(),
+            "{} slices",
+            asked.slices
+        );
+        // Every policy whose scope names one of the tools, or all of them, is asked; "ghost"
+        // names none.
+        assert_eq!(asked.members.len(), policies.policy_ids().count() - 1);
         let request = RequestFacts {
             protocol_version: "2025-11-25",
             ..RequestFacts::default()
@@ -279,7 +286,7 @@ mod tests {
         const NAMING: &str = r#"@id("odd") permit(principal, action in [Gateway::Action::"t0", Gateway::Action::"t1"], resource) when { Gateway::Action::"t0" in Gateway::Action::"call_tool" };"#;
         let names = ["t0", "t1"];
         let policies = vouched_tools(&names, SCHEMA, NAMING);
-        assert!(policies.scopes().groups().is_empty());
+        assert!(policies.scopes().asked().is_none());
         let request = RequestFacts {
             protocol_version: "2025-11-25",
             ..RequestFacts::default()
@@ -363,9 +370,9 @@ mod tests {
             );
             // Every generated policy parses (a text that did not would leave none to ask).
             proptest::prop_assert_eq!(route.policy_ids().count(), texts.len());
-            // The names asked four times over: at least as many as the groups.
+            // The names asked four times over: at least as many as the slices.
             let asked: Vec<&str> = names.iter().cycle().take(names.len() * 4).copied().collect();
-            proptest::prop_assert!(route.scopes().groups().len() <= asked.len());
+            proptest::prop_assert!(route.scopes().asked().is_none_or(|a| a.slices <= asked.len()));
             let request = RequestFacts {
                 protocol_version: "2025-11-25",
                 ..RequestFacts::default()
