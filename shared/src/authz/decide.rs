@@ -70,7 +70,7 @@ pub struct CallerView<'a> {
     /// made by the first: a list asks one per distinct slice, all with the same context.
     unknown_input: std::sync::OnceLock<Option<Context>>,
     /// What each policy says of this caller, in the text's order, for a list's many tools
-    /// ([`CallerView::visible_mask`]): asked once per group of the route's policies.
+    /// ([`CallerView::visible_mask`]): asked in one partial evaluation of the route's policies.
     said: std::sync::OnceLock<Vec<Said>>,
 }
 

@@ -1,6 +1,7 @@
 //! A route's policies indexed by the actions their scope can hold (CONTRACT Z4): each tool's
-//! slice of the set, and which tools share what their slices decide, so a list asks Cedar once
-//! per distinct slice rather than once per tool.
+//! slice of the set, which tools share what their slices decide, and the set a list asks about
+//! at once, so a list asks Cedar once (or once per distinct slice, when a condition reads the
+//! action) rather than once per tool.
 
 use std::collections::HashMap;
 
