@@ -72,41 +72,34 @@ impl Scopes {
         {
             scopes.reads_action |= reads_action(policy, &action_type_name);
             scopes.policies.push(ast_only(policy));
-            match policy.action_constraint() {
-                ActionConstraint::Any => scopes.every.push(i),
-                ActionConstraint::Eq(uid) => {
-                    if let Some(name) = tool(&uid) {
-                        scopes.named.entry(name).or_default().push(i);
-                    }
+            // The route's tools and other actions the scope names (none for `every`).
+            let actions: Vec<String> = match policy.action_constraint() {
+                ActionConstraint::Any => {
+                    scopes.every.push(i);
+                    Vec::new()
                 }
-                ActionConstraint::In(uids) if uids.contains(call_tool) => scopes.every.push(i),
-                ActionConstraint::In(uids) => {
-                    for name in uids.iter().filter_map(tool) {
-                        let named = scopes.named.entry(name).or_default();
-                        if named.last() != Some(&i) {
-                            named.push(i);
-                        }
-                    }
+                ActionConstraint::In(uids) if uids.contains(call_tool) => {
+                    scopes.every.push(i);
+                    Vec::new()
+                }
+                ActionConstraint::Eq(uid) => tool(&uid).into_iter().collect(),
+                ActionConstraint::In(uids) => uids.iter().filter_map(tool).collect(),
+            };
+            // The first tool of the route the scope names. A policy whose scope names none is
+            // in no tool's slice, and is not asked.
+            let first = actions.iter().find(|name| is_tool(name)).cloned();
+            for name in actions {
+                let named = scopes.named.entry(name).or_default();
+                if named.last() != Some(&i) {
+                    named.push(i);
                 }
             }
-            if !scopes.reads_action {
-                // The first tool of the route the scope names. A policy whose scope names none
-                // is in no tool's slice, and is not asked.
-                let first = match policy.action_constraint() {
-                    ActionConstraint::Eq(uid) => tool(&uid).filter(|name| is_tool(name)),
-                    ActionConstraint::In(uids) if !uids.contains(call_tool) => {
-                        uids.iter().filter_map(tool).find(|name| is_tool(name))
-                    }
-                    // `every`: added below.
-                    _ => None,
-                };
-                if let Some(name) = first {
-                    if ask_about.is_none() {
-                        ask_about = Some(name.clone());
-                    }
-                    first_tools.insert(name);
-                    members.push(i);
+            if let (false, Some(name)) = (scopes.reads_action, first) {
+                if ask_about.is_none() {
+                    ask_about = Some(name.clone());
                 }
+                first_tools.insert(name);
+                members.push(i);
             }
         }
         if scopes.reads_action {
