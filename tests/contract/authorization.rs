@@ -447,6 +447,29 @@ fn digest_of(document: &Value, policies: &str) -> String {
     )
 }
 
+/// The digest of `document`'s route 0 and `policies` as releases before XXH3-128 wrote it
+/// (CONTRACT Z11): `sha256:` and the SHA-256 of the contract's lines, computed here from the
+/// lines themselves.
+fn sha256_digest_of(document: &Value, policies: &str) -> String {
+    use sha2::Digest as _;
+    use std::fmt::Write as _;
+    let tools = schema_texts(document);
+    let mut lines = String::from("mcp-gateway authorization v2\ncedar 4.14.1\n");
+    for (name, schema) in &tools {
+        let _ = writeln!(
+            lines,
+            "{}: {}",
+            serde_json::to_string(name).unwrap(),
+            std::str::from_utf8(schema).unwrap()
+        );
+    }
+    let _ = write!(lines, "tools {}\n{policies}", tools.len());
+    format!(
+        "sha256:{}",
+        hex::encode(sha2::Sha256::digest(lines.as_bytes()))
+    )
+}
+
 /// What the digest reads of `document`'s route 0: its tools' names and `inputSchema` texts in
 /// order, but for the two entries of `versioned`, which the route's Cedar schema leaves out as
 /// the load does.
@@ -475,7 +498,7 @@ async fn z11_a_matching_digest_stands_for_strict_validation_and_a_stale_one_does
     // `mcp-manifest policy embed`'s, written only after its own validation passed.
     let digest = digest_of(&document, MISTYPED);
     assert!(
-        digest.starts_with("sha256:") && digest.len() == 71,
+        digest.starts_with("xxh3:") && digest.len() == 37,
         "{digest}"
     );
     document["routes"][0]["authorization"]["validated"] = json!(digest);
@@ -485,7 +508,9 @@ async fn z11_a_matching_digest_stands_for_strict_validation_and_a_stale_one_does
     // A digest of other policies, other tools or made up is stale: the load validates in full.
     for stale in [
         digest_of(&document, POLICIES),
+        format!("xxh3:{}", "0".repeat(32)),
         format!("sha256:{}", "0".repeat(64)),
+        sha256_digest_of(&document, POLICIES),
         "anything".to_string(),
     ] {
         document["routes"][0]["authorization"]["validated"] = json!(stale);
@@ -512,6 +537,28 @@ async fn z11_a_matching_digest_stands_for_strict_validation_and_a_stale_one_does
     assert_eq!(
         compile_manifest(&document).unwrap_err()[0].to_string(),
         "routes[0].authorization.validated: must be the string `mcp-manifest policy embed` writes"
+    );
+}
+
+#[tokio::test]
+async fn z11_a_sha256_digest_an_earlier_release_wrote_still_stands() {
+    let mut document = gateway_tests::manifest("http://127.0.0.1:9");
+    with_policies(&mut document, "enforce", MISTYPED);
+    // Strict validation refuses MISTYPED (Z8): it loads only when the digest stands.
+    let earlier = sha256_digest_of(&document, MISTYPED);
+    document["routes"][0]["authorization"]["validated"] = json!(earlier);
+    let snapshot = compile_manifest(&document).expect("an earlier release's digest stands");
+    let policies = snapshot.route("core").unwrap().policies().unwrap();
+    assert_eq!(policies.validation_digest(), earlier);
+    // Of other policies, it is stale like any other: the load validates in full.
+    document["routes"][0]["authorization"]["validated"] =
+        json!(sha256_digest_of(&document, POLICIES));
+    let problems = compile_manifest(&document).unwrap_err();
+    assert!(
+        problems[0]
+            .to_string()
+            .starts_with("routes[0].authorization.policies: for policy `typo`, "),
+        "{problems:?}"
     );
 }
 

@@ -3,15 +3,16 @@
 //! to skip that validation.
 
 use sha2::{Digest as _, Sha256};
+use xxhash_rust::xxh3::Xxh3;
 
 /// The Cedar release whose strict validation a `validated` digest vouches for (CONTRACT Z11):
 /// the version `Cargo.lock` pins (a test holds the two together).
 pub const CEDAR_VERSION: &str = "4.14.1";
 
 /// The digest a route's `authorization.validated` carries once `mcp-manifest policy embed`
-/// has validated its policies (CONTRACT Z11): `sha256:` and 64 lowercase hex digits, over the
-/// Cedar release, each tool's name and `inputSchema` text in manifest order, and the policy
-/// text. `tools` gives each tool's name and the JSON text of its `inputSchema`, as the
+/// has validated its policies (CONTRACT Z11): `xxh3:` and 32 lowercase hex digits (XXH3-128,
+/// its canonical big-endian form) over the Cedar release, each tool's name and `inputSchema`
+/// text in manifest order, and the policy text. `tools` gives each tool's name and the JSON text of its `inputSchema`, as the
 /// manifest holds it; JSON whitespace outside strings is left out, so a manifest written
 /// compact or indented digests alike. Everything strict validation reads is in it (the Cedar
 /// types of Z2 are read from the schemas), so a digest that matches stands for a validation
@@ -23,7 +24,7 @@ pub fn validation_digest<'a>(
     tools: impl IntoIterator<Item = (&'a str, &'a [u8])>,
     policies: &str,
 ) -> String {
-    digest_of(tools, policies, None, Schemas::Compact)
+    digest_of(tools, policies, None, Schemas::Compact, Algorithm::Xxh3)
 }
 
 /// [`validation_digest`] of a route whose `authorization` also carries `policiesJson`
@@ -36,7 +37,13 @@ pub fn validation_digest_with_json<'a>(
     policies: &str,
     json_form: &str,
 ) -> String {
-    digest_of(tools, policies, Some(json_form), Schemas::Compact)
+    digest_of(
+        tools,
+        policies,
+        Some(json_form),
+        Schemas::Compact,
+        Algorithm::Xxh3,
+    )
 }
 
 /// The digest a load compares with a route's `validated` (CONTRACT Z11, Z12): that of
@@ -46,7 +53,9 @@ pub fn validation_digest_with_json<'a>(
 /// without looking for whitespace: for a manifest written compact (as `mcp-manifest policy
 /// embed --compact` writes it) the text as held is the text without whitespace, so that hash
 /// is the digest, and the scan, which costs more than the hash itself, is left out. When it
-/// does not match `validated`, the digest is computed as Z11 defines it. A `validated` equal to
+/// does not match `validated`, the digest is computed as Z11 defines it. A `validated` that
+/// starts `sha256:` (what releases before XXH3-128 wrote) is computed and compared with
+/// SHA-256 over the same lines; every other one with XXH3-128. A `validated` equal to
 /// the hash of schemas that do hold whitespace (only a digest written by hand can be) also
 /// stands: the text as held determines the text without whitespace, so it names the same
 /// schemas.
@@ -59,13 +68,77 @@ pub(crate) fn route_digest<'a, I>(
 where
     I: IntoIterator<Item = (&'a str, &'a [u8])> + Clone,
 {
+    // A digest written by an earlier release is SHA-256's, and is checked with it.
+    let algorithm = match validated {
+        Some(digest) if digest.starts_with(SHA256_PREFIX) => Algorithm::Sha256,
+        _ => Algorithm::Xxh3,
+    };
     if let Some(validated) = validated {
-        let as_held = digest_of(tools.clone(), policies, json_form, Schemas::AsHeld);
+        let as_held = digest_of(
+            tools.clone(),
+            policies,
+            json_form,
+            Schemas::AsHeld,
+            algorithm,
+        );
         if as_held == validated {
             return as_held;
         }
     }
-    digest_of(tools, policies, json_form, Schemas::Compact)
+    digest_of(tools, policies, json_form, Schemas::Compact, algorithm)
+}
+
+/// The prefix of a digest computed with SHA-256, as releases before XXH3-128 wrote them.
+const SHA256_PREFIX: &str = "sha256:";
+
+/// The hash a digest is computed with, named by the digest's prefix (CONTRACT Z11).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Algorithm {
+    /// `xxh3:`, XXH3-128: what `mcp-manifest policy embed` writes.
+    Xxh3,
+    /// `sha256:`: what earlier releases wrote, still honoured.
+    Sha256,
+}
+
+/// A digest being computed.
+enum Hasher {
+    Xxh3(Box<Xxh3>),
+    Sha256(Sha256),
+}
+
+impl Hasher {
+    fn new(algorithm: Algorithm) -> Self {
+        match algorithm {
+            Algorithm::Xxh3 => Self::Xxh3(Box::new(Xxh3::new())),
+            Algorithm::Sha256 => Self::Sha256(Sha256::new()),
+        }
+    }
+
+    fn update(&mut self, bytes: &[u8]) {
+        match self {
+            Self::Xxh3(hasher) => hasher.update(bytes),
+            Self::Sha256(hasher) => hasher.update(bytes),
+        }
+    }
+
+    /// The digest as a route's `validated` holds it: the prefix and lowercase hex.
+    fn finish(self) -> String {
+        match self {
+            Self::Xxh3(hasher) => format!("xxh3:{:032x}", hasher.digest128()),
+            Self::Sha256(hasher) => format!("{SHA256_PREFIX}{}", hex::encode(hasher.finalize())),
+        }
+    }
+}
+
+impl std::io::Write for Hasher {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.update(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// How a schema's text is fed to the hash.
@@ -82,8 +155,9 @@ fn digest_of<'a>(
     policies: &str,
     json_form: Option<&str>,
     schemas: Schemas,
+    algorithm: Algorithm,
 ) -> String {
-    let mut hasher = Sha256::new();
+    let mut hasher = Hasher::new(algorithm);
     // A digest with a JSON form has its own first line: neither can pass for the other.
     let version = if json_form.is_some() { "v3" } else { "v2" };
     hasher
@@ -110,12 +184,12 @@ fn digest_of<'a>(
         hasher.update(json.as_bytes());
     }
     hasher.update(policies.as_bytes());
-    format!("sha256:{}", hex::encode(hasher.finalize()))
+    hasher.finish()
 }
 
 /// Feeds `text`, JSON, to `hasher` without the whitespace (space, tab, line feed, carriage
 /// return) outside its strings, in runs between the whitespace.
-fn hash_compact(hasher: &mut Sha256, text: &[u8]) {
+fn hash_compact(hasher: &mut Hasher, text: &[u8]) {
     let end = text.len();
     let (mut run, mut i) = (0, 0);
     while i < end {
@@ -180,12 +254,13 @@ mod tests {
         ] {
             assert_ne!(base, other);
         }
-        assert!(base.starts_with("sha256:") && base.len() == 71);
+        assert!(base.starts_with("xxh3:") && base.len() == 37, "{base}");
     }
 
     #[test]
-    fn z11_the_digest_is_the_sha256_of_the_lines_the_contract_names() {
-        // Computed apart from this code (Python's hashlib over the lines written out).
+    fn z11_the_digest_is_the_xxh3_128_of_the_lines_the_contract_names() {
+        // Computed apart from this code (Python's xxhash package, `xxh3_128_hexdigest`, over
+        // the lines written out).
         let value: Value = serde_json::from_str(SCHEMA).unwrap();
         let pretty = serde_json::to_string_pretty(&value).unwrap();
         for schema in [SCHEMA, pretty.as_str()] {
@@ -194,11 +269,49 @@ mod tests {
                     [("refund", schema.as_bytes()), ("x", b"{}".as_slice())],
                     "permit(principal, action, resource);"
                 ),
-                "sha256:b21c539284c230b9d909fd30c8914150dd95b5cdc5e539ebebeb82cfef307a54"
+                "xxh3:340d1e449d7f421a5d56ce726cf4592e"
             );
             assert_eq!(
                 validation_digest_with_json([("refund", schema.as_bytes())], "p", "{}"),
-                "sha256:c85ce5110ac2f01995259333e3ed2e70b2010e385f28ff54fc03a5fcee19471c"
+                "xxh3:dabd48d2e1d1893291982d138c938449"
+            );
+        }
+    }
+
+    #[test]
+    fn z11_a_sha256_digest_of_an_earlier_release_is_checked_with_sha256() {
+        // Computed apart from this code (Python's hashlib over the same lines): what
+        // `mcp-manifest policy embed` wrote before XXH3-128.
+        let value: Value = serde_json::from_str(SCHEMA).unwrap();
+        let pretty = serde_json::to_string_pretty(&value).unwrap();
+        let earlier = "sha256:b21c539284c230b9d909fd30c8914150dd95b5cdc5e539ebebeb82cfef307a54";
+        let with_json = "sha256:c85ce5110ac2f01995259333e3ed2e70b2010e385f28ff54fc03a5fcee19471c";
+        for schema in [SCHEMA, pretty.as_str()] {
+            let tools = [("refund", schema.as_bytes()), ("x", b"{}".as_slice())];
+            let policies = "permit(principal, action, resource);";
+            assert_eq!(route_digest(Some(earlier), tools, policies, None), earlier);
+            let refund = [("refund", schema.as_bytes())];
+            assert_eq!(
+                route_digest(Some(with_json), refund, "p", Some("{}")),
+                with_json
+            );
+            // Stale (other policies): the SHA-256 digest of what the route holds, not equal.
+            let stale = route_digest(Some(earlier), tools, "p", None);
+            assert!(stale.starts_with("sha256:") && stale.len() == 71, "{stale}");
+            assert_ne!(stale, earlier);
+        }
+        // Any other prefix, or none, is computed with XXH3-128.
+        let tools = [("refund", SCHEMA.as_bytes()), ("x", b"{}".as_slice())];
+        let policies = "permit(principal, action, resource);";
+        for validated in [
+            None,
+            Some("sha512:00"),
+            Some("b21c5392"),
+            Some("SHA256:b21c"),
+        ] {
+            assert_eq!(
+                route_digest(validated, tools, policies, None),
+                "xxh3:340d1e449d7f421a5d56ce726cf4592e"
             );
         }
     }
@@ -231,7 +344,13 @@ mod tests {
         let value: Value = serde_json::from_str(SCHEMA).unwrap();
         let pretty = serde_json::to_string_pretty(&value).unwrap();
         let as_held = |schema: &str, json: Option<&str>| {
-            digest_of([("refund", schema.as_bytes())], "p", json, Schemas::AsHeld)
+            digest_of(
+                [("refund", schema.as_bytes())],
+                "p",
+                json,
+                Schemas::AsHeld,
+                Algorithm::Xxh3,
+            )
         };
         let at_load = |validated: Option<&str>, schema: &str, json: Option<&str>| {
             route_digest(validated, [("refund", schema.as_bytes())], "p", json)
@@ -250,7 +369,7 @@ mod tests {
             assert_ne!(as_held(&pretty, json), defined);
             assert_eq!(at_load(Some(&defined), &pretty, json), defined);
             // A stale or absent digest: the digest as defined, whatever the layout.
-            let stale = format!("sha256:{}", "0".repeat(64));
+            let stale = format!("xxh3:{}", "0".repeat(32));
             for schema in [SCHEMA, pretty.as_str()] {
                 assert_eq!(at_load(Some(&stale), schema, json), defined);
                 assert_eq!(at_load(None, schema, json), defined);
