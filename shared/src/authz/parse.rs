@@ -59,41 +59,53 @@ pub(super) fn parse(text: &str) -> Result<(PolicySet, Vec<PolicyId>), Vec<Policy
 
 /// Parses Cedar's JSON form of a route's policies (CONTRACT Z12), as [`json_form`] writes it:
 /// the policies are already under their names, in the text's order, so the set Cedar builds is
-/// the one kept (the text's parse builds a second one, to rename them). Refuses a template and
-/// a policy whose name is not its `@id` (or `policy<N>` for its place without one), which only
-/// a JSON form written by hand can hold.
+/// the one kept (the text's parse builds a second one, to rename them). Refuses a template (or
+/// a template link) and a policy whose name is not its `@id` (or `policy<N>` for its place
+/// without one), which only a JSON form written by hand can hold.
+///
+/// The form is read as Cedar's own JSON policy set (`est::PolicySet`, what
+/// `PolicySet::from_json_str` reads: the same fields, no repeated name), and each policy is
+/// turned into Cedar's AST where it lies, in the form's order: Cedar's `from_json_str` would
+/// copy the whole form once more and keep each policy's JSON tree beside its AST, which an
+/// authorization never reads.
 pub(super) fn parse_json(json: &str) -> Result<(PolicySet, Vec<PolicyId>), Vec<PolicyProblem>> {
+    use cedar_policy_core::est;
     let problem = |message: String| {
         vec![PolicyProblem {
             path: "policiesJson",
             message,
         }]
     };
-    let set = PolicySet::from_json_str(json).map_err(|e| {
+    let cannot_read = |e: &dyn std::fmt::Display| {
         problem(format!(
             "Cedar cannot read the JSON form of the policies: {e}"
         ))
-    })?;
-    if set.templates().next().is_some() {
+    };
+    let form: est::PolicySet = serde_json::from_str(json).map_err(|e| cannot_read(&e))?;
+    if !form.templates.is_empty() || !form.template_links.is_empty() {
         return Err(problem(
             "templates (policies with ?principal or ?resource) are not supported".into(),
         ));
     }
-    // Cedar keeps the policies by name; their order is the JSON text's.
-    let order = serde_json::from_str::<Form>(json)
-        .map_err(|e| problem(format!("the JSON form of the policies: {e}")))?
-        .static_policies
-        .0;
-    for (place, id) in order.iter().enumerate() {
-        let named = match set.policy(id).and_then(|p| annotation(p, "id")) {
-            Some(annotated) => annotated == AsRef::<str>::as_ref(id),
-            None => AsRef::<str>::as_ref(id) == format!("policy{place}"),
+    let mut set = PolicySet::new();
+    let mut order = Vec::with_capacity(form.static_policies.len());
+    for (place, (name, policy)) in form.static_policies.into_iter().enumerate() {
+        let id = PolicyId::new(name.as_ref());
+        let ast = policy
+            .try_into_ast_policy(Some(name))
+            .map_err(|e| cannot_read(&e))?;
+        let policy = cedar_policy::Policy::from(ast);
+        let named = match annotation(&policy, "id") {
+            Some(annotated) => annotated == AsRef::<str>::as_ref(&id),
+            None => AsRef::<str>::as_ref(&id) == format!("policy{place}"),
         };
         if !named {
             return Err(problem(format!(
                 "policy '{id}' is not named by its @id or its place"
             )));
         }
+        set.add(policy).map_err(|e| cannot_read(&e))?;
+        order.push(id);
     }
     Ok((set, order))
 }
@@ -117,41 +129,6 @@ pub(super) fn json_form(text: &str) -> Option<String> {
     }
     out.push_str("},\"templates\":{},\"templateLinks\":[]}");
     Some(out)
-}
-
-/// The names of a JSON form's policies, in its text's order.
-#[derive(serde::Deserialize)]
-struct Form {
-    #[serde(rename = "staticPolicies", default)]
-    static_policies: Names,
-}
-
-/// The keys of a JSON object, in order; the values are skipped.
-#[derive(Default)]
-struct Names(Vec<PolicyId>);
-
-impl<'de> serde::Deserialize<'de> for Names {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Keys;
-        impl<'de> serde::de::Visitor<'de> for Keys {
-            type Value = Names;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("an object of policies")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<Names, A::Error> {
-                let mut names = Vec::new();
-                while let Some(key) = map.next_key::<String>()? {
-                    map.next_value::<serde::de::IgnoredAny>()?;
-                    names.push(PolicyId::new(key));
-                }
-                Ok(Names(names))
-            }
-        }
-        deserializer.deserialize_map(Keys)
-    }
 }
 
 /// The value of `policy`'s annotation `key` (`""` for one without a value), `None` when it has
@@ -282,9 +259,16 @@ when { if context.input has tags then context.input.tags.contains({"k": [1, -2, 
         assert_eq!(text_order, json_order);
         let names: Vec<&str> = text_order.iter().map(AsRef::as_ref).collect();
         assert_eq!(names, ["scoped", "policy1", "amounts", "shapes"]);
+        // The ASTs compared in the JSON form Cedar writes from an AST (the text's own JSON form
+        // keeps its `when` and `unless` apart, which Cedar's AST joins).
+        let from_ast = |policy: &cedar_policy::Policy| {
+            let ast: &cedar_policy_core::ast::Policy = policy.as_ref();
+            cedar_policy::Policy::from(ast.clone()).to_json().unwrap()
+        };
         for id in &text_order {
             let (a, b) = (text_set.policy(id).unwrap(), json_set.policy(id).unwrap());
-            assert_eq!(a.to_json().unwrap(), b.to_json().unwrap(), "{id}");
+            assert_eq!(from_ast(a), from_ast(b), "{id}");
+            assert_eq!(from_ast(a), b.to_json().unwrap(), "{id}");
             assert_eq!(a.annotation("reason"), b.annotation("reason"), "{id}");
         }
         assert_eq!(json_form(FORMS).unwrap(), json);
@@ -320,10 +304,39 @@ when { if context.input has tags then context.input.tags.contains({"k": [1, -2, 
                 format!("policy '{name}' is not named by its @id or its place")
             );
         }
-        assert!(
-            parse_json("{").unwrap_err()[0]
-                .message
-                .starts_with("Cedar cannot read the JSON form of the policies: ")
+        // A link to a template, even one the form does not hold, is a template's policy.
+        let linked = r#"{"staticPolicies":{},"templates":{},"templateLinks":[{"templateId":"t","newId":"l","values":{}}]}"#;
+        assert_eq!(
+            parse_json(linked).unwrap_err()[0].message,
+            "templates (policies with ?principal or ?resource) are not supported"
         );
+        // What Cedar's own reading refuses: not JSON, a repeated name, a missing field, a
+        // field it does not know, a policy it cannot turn into its AST.
+        let permit = r#"{"effect":"permit","principal":{"op":"All"},"action":{"op":"All"},"resource":{"op":"All"},"conditions":[]}"#;
+        for refused in [
+            "{".to_string(),
+            format!(
+                r#"{{"staticPolicies":{{"policy0":{permit},"policy0":{permit}}},"templates":{{}},"templateLinks":[]}}"#
+            ),
+            format!(r#"{{"staticPolicies":{{"policy0":{permit}}},"templates":{{}}}}"#),
+            format!(
+                r#"{{"staticPolicies":{{"policy0":{permit}}},"templates":{{}},"templateLinks":[],"x":1}}"#
+            ),
+            r#"{"staticPolicies":{"policy0":{"effect":"permit"}},"templates":{},"templateLinks":[]}"#
+                .to_string(),
+        ] {
+            let problems = parse_json(&refused).unwrap_err();
+            assert!(
+                problems[0]
+                    .message
+                    .starts_with("Cedar cannot read the JSON form of the policies: "),
+                "{refused}: {problems:?}"
+            );
+            assert!(PolicySet::from_json_str(&refused).is_err(), "{refused}");
+        }
+        let accepted = format!(
+            r#"{{"staticPolicies":{{"policy0":{permit}}},"templates":{{}},"templateLinks":[]}}"#
+        );
+        assert_eq!(parse_json(&accepted).unwrap().1, [PolicyId::new("policy0")]);
     }
 }
