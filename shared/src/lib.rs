@@ -20,6 +20,7 @@ pub mod build;
 pub mod config;
 mod dispatch;
 pub mod future;
+mod hashing;
 pub mod invoke;
 pub mod lambda;
 pub mod policy;

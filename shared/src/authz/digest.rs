@@ -2,8 +2,10 @@
 //! `authorization.validated` once Cedar's strict validation has passed, and what a load compares
 //! to skip that validation.
 
-use sha2::{Digest as _, Sha256};
+use sha2::Sha256;
 use xxhash_rust::xxh3::Xxh3;
+
+use crate::hashing::{Feed, StreamHash};
 
 /// The Cedar release whose strict validation a `validated` digest vouches for (CONTRACT Z11):
 /// the version `Cargo.lock` pins (a test holds the two together).
@@ -12,8 +14,8 @@ pub const CEDAR_VERSION: &str = "4.14.1";
 /// The digest a route's `authorization.validated` carries once `mcp-manifest policy embed`
 /// has validated its policies (CONTRACT Z11): `xxh3:` and 32 lowercase hex digits (XXH3-128,
 /// its canonical big-endian form) over the Cedar release, each tool's name and `inputSchema`
-/// text in manifest order, and the policy text. `tools` gives each tool's name and the JSON text of its `inputSchema`, as the
-/// manifest holds it; JSON whitespace outside strings is left out, so a manifest written
+/// text in manifest order, and the policy text. `tools` gives each tool's name and the JSON
+/// text of its `inputSchema`, as the manifest holds it; JSON whitespace outside strings is left out, so a manifest written
 /// compact or indented digests alike. Everything strict validation reads is in it (the Cedar
 /// types of Z2 are read from the schemas), so a digest that matches stands for a validation
 /// that passed; any change (a policy, a tool, anything in an `inputSchema`, a new Cedar) makes
@@ -24,7 +26,7 @@ pub fn validation_digest<'a>(
     tools: impl IntoIterator<Item = (&'a str, &'a [u8])>,
     policies: &str,
 ) -> String {
-    digest_of(tools, policies, None, Schemas::Compact, Algorithm::Xxh3)
+    digest_of::<Xxh3>(XXH3_PREFIX, tools, policies, None, Schemas::Compact)
 }
 
 /// [`validation_digest`] of a route whose `authorization` also carries `policiesJson`
@@ -37,12 +39,12 @@ pub fn validation_digest_with_json<'a>(
     policies: &str,
     json_form: &str,
 ) -> String {
-    digest_of(
+    digest_of::<Xxh3>(
+        XXH3_PREFIX,
         tools,
         policies,
         Some(json_form),
         Schemas::Compact,
-        Algorithm::Xxh3,
     )
 }
 
@@ -69,77 +71,38 @@ where
     I: IntoIterator<Item = (&'a str, &'a [u8])> + Clone,
 {
     // A digest written by an earlier release is SHA-256's, and is checked with it.
-    let algorithm = match validated {
-        Some(digest) if digest.starts_with(SHA256_PREFIX) => Algorithm::Sha256,
-        _ => Algorithm::Xxh3,
-    };
+    match validated {
+        Some(digest) if digest.starts_with(SHA256_PREFIX) => {
+            digest_at_load::<Sha256, I>(SHA256_PREFIX, validated, tools, policies, json_form)
+        }
+        _ => digest_at_load::<Xxh3, I>(XXH3_PREFIX, validated, tools, policies, json_form),
+    }
+}
+
+/// [`route_digest`] with the hash `H`, whose digests start with `prefix`.
+fn digest_at_load<'a, H: StreamHash, I>(
+    prefix: &str,
+    validated: Option<&str>,
+    tools: I,
+    policies: &str,
+    json_form: Option<&str>,
+) -> String
+where
+    I: IntoIterator<Item = (&'a str, &'a [u8])> + Clone,
+{
     if let Some(validated) = validated {
-        let as_held = digest_of(
-            tools.clone(),
-            policies,
-            json_form,
-            Schemas::AsHeld,
-            algorithm,
-        );
+        let as_held = digest_of::<H>(prefix, tools.clone(), policies, json_form, Schemas::AsHeld);
         if as_held == validated {
             return as_held;
         }
     }
-    digest_of(tools, policies, json_form, Schemas::Compact, algorithm)
+    digest_of::<H>(prefix, tools, policies, json_form, Schemas::Compact)
 }
 
+/// The prefix of a digest computed with XXH3-128, what `mcp-manifest policy embed` writes.
+const XXH3_PREFIX: &str = "xxh3:";
 /// The prefix of a digest computed with SHA-256, as releases before XXH3-128 wrote them.
 const SHA256_PREFIX: &str = "sha256:";
-
-/// The hash a digest is computed with, named by the digest's prefix (CONTRACT Z11).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Algorithm {
-    /// `xxh3:`, XXH3-128: what `mcp-manifest policy embed` writes.
-    Xxh3,
-    /// `sha256:`: what earlier releases wrote, still honoured.
-    Sha256,
-}
-
-/// A digest being computed.
-enum Hasher {
-    Xxh3(Box<Xxh3>),
-    Sha256(Sha256),
-}
-
-impl Hasher {
-    fn new(algorithm: Algorithm) -> Self {
-        match algorithm {
-            Algorithm::Xxh3 => Self::Xxh3(Box::new(Xxh3::new())),
-            Algorithm::Sha256 => Self::Sha256(Sha256::new()),
-        }
-    }
-
-    fn update(&mut self, bytes: &[u8]) {
-        match self {
-            Self::Xxh3(hasher) => hasher.update(bytes),
-            Self::Sha256(hasher) => hasher.update(bytes),
-        }
-    }
-
-    /// The digest as a route's `validated` holds it: the prefix and lowercase hex.
-    fn finish(self) -> String {
-        match self {
-            Self::Xxh3(hasher) => format!("xxh3:{:032x}", hasher.digest128()),
-            Self::Sha256(hasher) => format!("{SHA256_PREFIX}{}", hex::encode(hasher.finalize())),
-        }
-    }
-}
-
-impl std::io::Write for Hasher {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.update(bytes);
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
 
 /// How a schema's text is fed to the hash.
 #[derive(Clone, Copy)]
@@ -150,46 +113,46 @@ enum Schemas {
     AsHeld,
 }
 
-fn digest_of<'a>(
+/// The digest with the hash `H`: `prefix` and the lowercase hex of its output.
+fn digest_of<'a, H: StreamHash>(
+    prefix: &str,
     tools: impl IntoIterator<Item = (&'a str, &'a [u8])>,
     policies: &str,
     json_form: Option<&str>,
     schemas: Schemas,
-    algorithm: Algorithm,
 ) -> String {
-    let mut hasher = Hasher::new(algorithm);
+    let mut hasher = H::start();
     // A digest with a JSON form has its own first line: neither can pass for the other.
     let version = if json_form.is_some() { "v3" } else { "v2" };
-    hasher
-        .update(format!("mcp-gateway authorization {version}\ncedar {CEDAR_VERSION}\n").as_bytes());
+    hasher.feed(format!("mcp-gateway authorization {version}\ncedar {CEDAR_VERSION}\n").as_bytes());
     let mut count = 0_usize;
     for (name, schema) in tools {
         // A name as a JSON string and a schema without whitespace outside its strings hold no
         // raw line break: each tool is one line.
         // Straight into the hash (no string made per tool); writing to it cannot fail.
-        let _ = serde_json::to_writer(&mut hasher, name);
-        hasher.update(b": ");
+        let _ = serde_json::to_writer(Feed(&mut hasher), name);
+        hasher.feed(b": ");
         match schemas {
             Schemas::Compact => hash_compact(&mut hasher, schema),
-            Schemas::AsHeld => hasher.update(schema),
+            Schemas::AsHeld => hasher.feed(schema),
         }
-        hasher.update(b"\n");
+        hasher.feed(b"\n");
         count += 1;
     }
     // The count ends the tools' part: no policy text can pass for a tool.
-    hasher.update(format!("tools {count}\n").as_bytes());
+    hasher.feed(format!("tools {count}\n").as_bytes());
     if let Some(json) = json_form {
         // Its length first: no policy text can pass for the end of a JSON form.
-        hasher.update(format!("json {}\n", json.len()).as_bytes());
-        hasher.update(json.as_bytes());
+        hasher.feed(format!("json {}\n", json.len()).as_bytes());
+        hasher.feed(json.as_bytes());
     }
-    hasher.update(policies.as_bytes());
-    hasher.finish()
+    hasher.feed(policies.as_bytes());
+    format!("{prefix}{}", hex::encode(hasher.finish()))
 }
 
 /// Feeds `text`, JSON, to `hasher` without the whitespace (space, tab, line feed, carriage
 /// return) outside its strings, in runs between the whitespace.
-fn hash_compact(hasher: &mut Hasher, text: &[u8]) {
+fn hash_compact(hasher: &mut impl StreamHash, text: &[u8]) {
     let end = text.len();
     let (mut run, mut i) = (0, 0);
     while i < end {
@@ -207,7 +170,7 @@ fn hash_compact(hasher: &mut Hasher, text: &[u8]) {
                 i = (i + 1).min(end);
             }
             b' ' | b'\t' | b'\n' | b'\r' => {
-                hasher.update(&text[run..i]);
+                hasher.feed(&text[run..i]);
                 while i < end && matches!(text[i], b' ' | b'\t' | b'\n' | b'\r') {
                     i += 1;
                 }
@@ -216,7 +179,7 @@ fn hash_compact(hasher: &mut Hasher, text: &[u8]) {
             _ => i += 1,
         }
     }
-    hasher.update(&text[run..end]);
+    hasher.feed(&text[run..end]);
 }
 
 #[cfg(test)]
@@ -344,12 +307,12 @@ mod tests {
         let value: Value = serde_json::from_str(SCHEMA).unwrap();
         let pretty = serde_json::to_string_pretty(&value).unwrap();
         let as_held = |schema: &str, json: Option<&str>| {
-            digest_of(
+            digest_of::<Xxh3>(
+                XXH3_PREFIX,
                 [("refund", schema.as_bytes())],
                 "p",
                 json,
                 Schemas::AsHeld,
-                Algorithm::Xxh3,
             )
         };
         let at_load = |validated: Option<&str>, schema: &str, json: Option<&str>| {

@@ -16,11 +16,12 @@ use std::sync::OnceLock;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use sha2::{Digest, Sha256};
+use sha2::Sha256;
 use xxhash_rust::xxh3::Xxh3;
 
 use super::ManifestProblem;
 use super::snapshot::{Route, Snapshot};
+use crate::hashing::StreamHash;
 
 /// The length of every cursor, in characters (unpadded base64url of 16 bytes).
 pub(crate) const CURSOR_LEN: usize = 22;
@@ -50,44 +51,9 @@ pub(crate) struct ListDigest {
     sha256: OnceLock<[u8; 32]>,
 }
 
-/// What a list digest and a cursor's check are computed with: SHA-256 or XXH3-128.
-trait ListHasher {
-    /// The hash's output.
-    type Digest: AsRef<[u8]>;
-    fn start() -> Self;
-    fn feed(&mut self, bytes: &[u8]);
-    fn finish(self) -> Self::Digest;
-}
-
-impl ListHasher for Sha256 {
-    type Digest = [u8; 32];
-    fn start() -> Self {
-        <Self as Digest>::new()
-    }
-    fn feed(&mut self, bytes: &[u8]) {
-        self.update(bytes);
-    }
-    fn finish(self) -> [u8; 32] {
-        self.finalize().into()
-    }
-}
-
-impl ListHasher for Xxh3 {
-    type Digest = [u8; 16];
-    fn start() -> Self {
-        Self::new()
-    }
-    fn feed(&mut self, bytes: &[u8]) {
-        self.update(bytes);
-    }
-    fn finish(self) -> [u8; 16] {
-        self.digest128().to_be_bytes()
-    }
-}
-
 impl Route {
     /// Feeds the route's key and each entry's length and text, in order, to `hash`.
-    fn hash_list(&self, hash: &mut impl ListHasher) {
+    fn hash_list(&self, hash: &mut impl StreamHash) {
         let key = self.key.as_deref().unwrap_or("");
         hash.feed(&(key.len() as u64).to_be_bytes());
         hash.feed(key.as_bytes());
@@ -113,7 +79,7 @@ impl Route {
 
     /// The first [`CHECK_LEN`] bytes of `H` over the domain, the list's digest (computed into
     /// `digest` the first time) and `start`.
-    fn check_with<H: ListHasher>(
+    fn check_with<H: StreamHash>(
         &self,
         digest: &OnceLock<H::Digest>,
         start: u32,
