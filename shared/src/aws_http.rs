@@ -4,8 +4,8 @@
 //!
 //! The SDK hands over a request whose body is in memory (S3 `GetObject`, DynamoDB
 //! `UpdateItem`/`PutItem`/`CreateTable`, STS calls of the credential chain); the answer is read
-//! whole and handed back as an in-memory body. A streaming request body is refused with a
-//! connector error rather than buffered.
+//! whole, into one buffer of its announced length, and handed back as an in-memory body. A
+//! streaming request body is refused with a connector error rather than buffered.
 //!
 //! Timeouts: the SDK's connect timeout becomes the client's; its read timeout bounds each
 //! exchange. Either breach is reported as a timeout, so the SDK's retry policy (and the callers'
@@ -22,6 +22,10 @@ use aws_smithy_runtime_api::client::orchestrator::{HttpRequest, HttpResponse};
 use aws_smithy_runtime_api::client::result::ConnectorError;
 use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
 use aws_smithy_types::body::SdkBody;
+
+/// Most bytes of an answer's announced length given to its buffer before the answer arrives
+/// (64 MiB): beyond it the buffer grows as the answer does.
+const PRESIZE_LIMIT_BYTES: usize = 64 << 20;
 
 /// Connect timeout when the SDK sets none, in ms.
 const DEFAULT_CONNECT_TIMEOUT_MS: u64 = 3_100;
@@ -126,11 +130,16 @@ async fn exchange(
     if let Some(timeout) = read_timeout {
         builder = builder.timeout(timeout);
     }
-    let response = builder.send().await.map_err(|e| connector_error(&e))?;
+    let mut response = builder.send().await.map_err(|e| connector_error(&e))?;
     let status = response.status();
     let headers = response.headers().clone();
-    let body = response.bytes().await.map_err(|e| connector_error(&e))?;
-    let mut answer = http::Response::new(SdkBody::from(body));
+    // Read into a buffer of the announced length rather than collected and copied at the end:
+    // an S3 manifest's chunks are not all held beside their copy (crate::chunks).
+    let mut body = crate::chunks::Chunks::new(response.content_length(), PRESIZE_LIMIT_BYTES);
+    while let Some(chunk) = response.chunk().await.map_err(|e| connector_error(&e))? {
+        body.push(chunk);
+    }
+    let mut answer = http::Response::new(SdkBody::from(body.finish()));
     *answer.status_mut() = status;
     *answer.headers_mut() = headers;
     HttpResponse::try_from(answer).map_err(|e| ConnectorError::other(e.into(), None))

@@ -17,6 +17,7 @@ pub mod auth;
 pub mod authz;
 pub mod aws_http;
 pub mod build;
+mod chunks;
 pub mod config;
 mod dispatch;
 pub mod future;

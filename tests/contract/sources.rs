@@ -454,3 +454,103 @@ async fn m1_a_fixed_chain_refuses_a_routes_manifest_without_its_route_and_retrie
     let chain = manifest_chain(&server, None).serving("payroll");
     assert!(chain.load().await.unwrap().fixed_route("payroll").is_some());
 }
+
+/// A manifest of `tools` tools with long descriptions (about 1.6 KB each), so that its body
+/// arrives in many chunks.
+fn large_manifest(tools: usize) -> String {
+    let tools: Vec<Value> = (0..tools)
+        .map(|i| {
+            json!({"name": format!("t{i}"), "description": format!("Tool {i}. {}", "검색 lookup ".repeat(100)),
+                   "inputSchema": {"type": "object"},
+                   "_meta": {"endpoint": format!("https://tools.example/t{i}")}})
+        })
+        .collect();
+    json!({"manifestVersion": 1, "routes": [{"routeKey": "core", "tools": tools}]}).to_string()
+}
+
+/// The large manifest loaded whole: its first and last tools are there.
+fn assert_large_manifest_loaded(snapshot: &mcp_gateway::registry::Snapshot, tools: usize) {
+    let route = snapshot.route("core").unwrap();
+    assert!(route.tool("t0").is_some());
+    assert!(route.tool(&format!("t{}", tools - 1)).is_some());
+    assert!(route.tool(&format!("t{tools}")).is_none());
+}
+
+#[tokio::test]
+async fn r5_a_large_s3_object_loads_whole_and_one_byte_over_the_limit_is_too_large() {
+    let s3 = S3Server::start().await;
+    let body = large_manifest(2000);
+    s3.put("manifests", "large.json", &body);
+    let source = S3Source::new(s3.client(SECRET_KEY), "manifests", "large.json");
+    let exact = LoadLimits {
+        timeout: Duration::from_secs(10),
+        max_bytes: body.len(),
+        max_response_bytes: 5 << 20,
+    };
+    assert_large_manifest_loaded(&load_from(&source, exact).await.unwrap(), 2000);
+    let under = LoadLimits {
+        max_bytes: body.len() - 1,
+        ..exact
+    };
+    let error = load_from(&source, under).await.unwrap_err();
+    assert_too_large(&error, body.len() - 1);
+}
+
+/// A manifest endpoint that answers `body` with `Transfer-Encoding: chunked` (no announced
+/// length), in chunks of `chunk` bytes, to every connection.
+async fn chunked_manifest_server(body: String, chunk: usize) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/manifest", listener.local_addr().unwrap());
+    let body = Arc::new(body);
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let body = Arc::clone(&body);
+            tokio::spawn(async move {
+                let mut request = Vec::new();
+                let mut buf = [0u8; 1024];
+                while !request.ends_with(b"\r\n\r\n") {
+                    match socket.read(&mut buf).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => request.extend_from_slice(&buf[..n]),
+                    }
+                }
+                let head = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\
+                            transfer-encoding: chunked\r\nconnection: close\r\n\r\n";
+                if socket.write_all(head.as_bytes()).await.is_err() {
+                    return;
+                }
+                for part in body.as_bytes().chunks(chunk) {
+                    let mut framed = format!("{:x}\r\n", part.len()).into_bytes();
+                    framed.extend_from_slice(part);
+                    framed.extend_from_slice(b"\r\n");
+                    if socket.write_all(&framed).await.is_err() {
+                        return;
+                    }
+                    socket.flush().await.ok();
+                }
+                socket.write_all(b"0\r\n\r\n").await.ok();
+            });
+        }
+    });
+    url
+}
+
+#[tokio::test]
+async fn r5_a_chunked_manifest_without_a_length_loads_whole_and_one_over_the_limit_is_too_large() {
+    let body = large_manifest(500);
+    let url = chunked_manifest_server(body.clone(), 7_001).await;
+    let source = HttpSource::new(url).unwrap();
+    let exact = LoadLimits {
+        timeout: Duration::from_secs(10),
+        max_bytes: body.len(),
+        max_response_bytes: 5 << 20,
+    };
+    assert_large_manifest_loaded(&load_from(&source, exact).await.unwrap(), 500);
+    let under = LoadLimits {
+        max_bytes: body.len() - 1,
+        ..exact
+    };
+    let error = load_from(&source, under).await.unwrap_err();
+    assert_too_large(&error, body.len() - 1);
+}

@@ -1,9 +1,9 @@
 //! `https://…` / `http://…`: a Tool Service manifest endpoint fetched with `GET` (CONTRACT R2),
 //! bounded in size as it streams (R5).
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 
-use super::load::{RegistryError, SnapshotSource, check_size, unreadable};
+use super::load::{RegistryError, SnapshotSource, announced_within, check_size, unreadable};
 use crate::future::BoxFuture;
 
 /// `https://…` / `http://…`: a Tool Service manifest endpoint, fetched with `GET`.
@@ -56,23 +56,17 @@ impl SnapshotSource for HttpSource {
             if !status.is_success() {
                 return Err(fail(format!("HTTP {}", status.as_u16())));
             }
-            if let Some(len) = response.content_length() {
-                check_size(
-                    &self.name(),
-                    usize::try_from(len).unwrap_or(usize::MAX),
-                    max_bytes,
-                )?;
-            }
-            let mut body = BytesMut::new();
+            let name = self.name();
+            let mut body = announced_within(&name, response.content_length(), max_bytes)?;
             while let Some(chunk) = response
                 .chunk()
                 .await
                 .map_err(|_| fail("the response body broke off".into()))?
             {
-                check_size(&self.name(), body.len() + chunk.len(), max_bytes)?;
-                body.extend_from_slice(&chunk);
+                check_size(&name, body.len() + chunk.len(), max_bytes)?;
+                body.push(chunk);
             }
-            Ok(body.freeze())
+            Ok(body.finish())
         })
     }
 }

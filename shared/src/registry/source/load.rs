@@ -119,6 +119,19 @@ pub(super) fn check_size(name: &str, len: usize, max_bytes: usize) -> Result<(),
     Ok(())
 }
 
+/// The buffer for a manifest body whose sender announced `announced` bytes: `TooLarge` when that
+/// is over `max_bytes` (R5, refused before the body is read); else a buffer presized to it.
+pub(super) fn announced_within(
+    name: &str,
+    announced: Option<u64>,
+    max_bytes: usize,
+) -> Result<crate::chunks::Chunks, RegistryError> {
+    if let Some(len) = announced {
+        check_size(name, usize::try_from(len).unwrap_or(usize::MAX), max_bytes)?;
+    }
+    Ok(crate::chunks::Chunks::new(announced, max_bytes))
+}
+
 /// `baked:NAME`: a manifest from `manifests/` compiled into the binary.
 #[derive(Debug, Clone)]
 pub struct BakedSource(pub String);

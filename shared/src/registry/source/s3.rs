@@ -1,8 +1,8 @@
 //! `s3://bucket/key`: S3 `GetObject` (CONTRACT R2), bounded in size as it streams (R5).
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 
-use super::load::{RegistryError, SnapshotSource, check_size, unreadable};
+use super::load::{RegistryError, SnapshotSource, announced_within, check_size, unreadable};
 use crate::future::BoxFuture;
 
 /// `s3://bucket/key`: S3 `GetObject` with the function's role (the standard AWS environment
@@ -77,24 +77,21 @@ impl SnapshotSource for S3Source {
                     };
                     unreadable(self.name(), reason)
                 })?;
-            if let Some(len) = output.content_length() {
-                check_size(
-                    &self.name(),
-                    usize::try_from(len).unwrap_or(usize::MAX),
-                    max_bytes,
-                )?;
-            }
+            let name = self.name();
+            let announced = output
+                .content_length()
+                .and_then(|len| u64::try_from(len).ok());
+            let mut whole = announced_within(&name, announced, max_bytes)?;
             let mut body = output.body;
-            let mut bytes = BytesMut::new();
             while let Some(chunk) = body
                 .try_next()
                 .await
                 .map_err(|_| unreadable(self.name(), "the object body broke off"))?
             {
-                check_size(&self.name(), bytes.len() + chunk.len(), max_bytes)?;
-                bytes.extend_from_slice(&chunk);
+                check_size(&name, whole.len() + chunk.len(), max_bytes)?;
+                whole.push(chunk);
             }
-            Ok(bytes.freeze())
+            Ok(whole.finish())
         })
     }
 }
