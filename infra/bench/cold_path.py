@@ -21,6 +21,12 @@ only. Not part of CI.
 
     python3 infra/bench/cold_path.py --binary target/release/mcp-local --repeats 5
 
+With `--source s3`, the gateway reads each manifest as a function does in production: S3
+`GetObject` (CONTRACT R2), from moto's S3 server started by this script on loopback
+(`moto_server` on PATH or in the repository's `.venv/bin`, as `tests/pip-install.sh
+tests/requirements.txt` installs it; the server runs outside the measured group, as the Tool
+Service does). The default, `--source file`, reads a file.
+
 With `--baseline OLD`, an earlier build is started beside it in every round (each cell's two
 starts back to back), and the table gives both: a before/after on a machine whose speed drifts
 from minute to minute, as a shared virtual machine's does.
@@ -31,10 +37,15 @@ from __future__ import annotations
 import argparse
 import http.server
 import json
+import os
+import shutil
+import socket
+import subprocess
 import sys
 import tempfile
 import threading
 import time
+import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -91,6 +102,58 @@ def check(first: str, status: int, body: bytes) -> None:
         raise SystemExit(f"cold-path: search_tools found nothing: {body[:300]!r}")
 
 
+class S3Server:
+    """moto's S3 server on a free loopback port, with one bucket the manifests are put in."""
+
+    BUCKET = "manifests"
+
+    def __init__(self) -> None:
+        repo_venv = Path(__file__).resolve().parents[2] / ".venv" / "bin" / "moto_server"
+        command = shutil.which("moto_server") or (str(repo_venv) if repo_venv.exists() else None)
+        if command is None:
+            raise SystemExit("cold-path: --source s3 needs moto_server (tests/pip-install.sh "
+                             "tests/requirements.txt installs it into .venv)")
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        self.endpoint = f"http://127.0.0.1:{port}"
+        self.process = subprocess.Popen([command, "-H", "127.0.0.1", "-p", str(port)],
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                self._put(f"/{self.BUCKET}", b"")
+                break
+            except OSError:
+                if time.monotonic() > deadline or self.process.poll() is not None:
+                    self.process.kill()
+                    raise SystemExit("cold-path: moto_server did not start") from None
+                time.sleep(0.2)
+
+    def _put(self, path: str, body: bytes) -> None:
+        # moto checks no signature but routes a request to S3 by its credential scope.
+        scope = "Credential=cold-path/20260101/us-east-1/s3/aws4_request"
+        request = urllib.request.Request(self.endpoint + path, data=body, method="PUT", headers={
+            "authorization": f"AWS4-HMAC-SHA256 {scope}, SignedHeaders=host, Signature=0",
+            "content-type": "application/json"})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            response.read()
+
+    def put(self, key: str, body: bytes) -> str:
+        """Stores `body` under `key`; returns the gateway's `MCP_REGISTRY_SOURCE` for it."""
+        self._put(f"/{self.BUCKET}/{key}", body)
+        return f"s3://{self.BUCKET}/{key}"
+
+    def env(self) -> dict[str, str]:
+        """What the gateway needs to reach this server (any credentials: moto checks none)."""
+        return {"AWS_ENDPOINT_URL_S3": self.endpoint, "AWS_ACCESS_KEY_ID": "cold-path",
+                "AWS_SECRET_ACCESS_KEY": "cold-path", "AWS_REGION": "us-east-1"}
+
+    def stop(self) -> None:
+        self.process.kill()
+        self.process.wait()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--binary", type=Path, required=True, help="a release mcp-local")
@@ -101,7 +164,11 @@ def main() -> int:
                              "alternating), for a before/after table on a machine whose speed "
                              "drifts")
     parser.add_argument("--json", type=Path, help="also write every measurement to this file")
+    parser.add_argument("--source", choices=("file", "s3"), default="file",
+                        help="where the gateway reads its manifest: a file (default) or S3 "
+                             "GetObject from a moto server this script starts")
     args = parser.parse_args()
+    s3 = S3Server() if args.source == "s3" else None
 
     service = http.server.ThreadingHTTPServer(("127.0.0.1", 0), ToolService)
     threading.Thread(target=service.serve_forever, daemon=True).start()
@@ -120,10 +187,16 @@ def main() -> int:
         for search in ("off", "add"):
             if search == "add":
                 doc["routes"][0]["toolSearch"] = {"mode": "add"}
-            file = workdir / f"manifest-{count}-{search}.json"
-            file.write_text(json.dumps(doc, separators=(",", ":")))
-            case = {"env": {"MCP_PROFILE": "prod", "MCP_REGISTRY_SOURCE": f"file:{file}"},
-                    "args": ["--no-sample-tool-service"]}
+            text = json.dumps(doc, separators=(",", ":"))
+            if s3 is not None:
+                env = {**s3.env(), "MCP_PROFILE": "prod",
+                       "MCP_REGISTRY_SOURCE": s3.put(f"manifest-{count}-{search}.json",
+                                                     text.encode())}
+            else:
+                file = workdir / f"manifest-{count}-{search}.json"
+                file.write_text(text)
+                env = {"MCP_PROFILE": "prod", "MCP_REGISTRY_SOURCE": f"file:{file}"}
+            case = {"env": env, "args": ["--no-sample-tool-service"]}
             firsts = {
                 "tools/list": LIST_BODY,
                 "tools/call": rpc("tools/call", {"name": callee, "arguments": {}}),
@@ -165,9 +238,11 @@ def main() -> int:
     finally:
         group.remove()
         service.shutdown()
+        if s3 is not None:
+            s3.stop()
 
     labels = " against ".join(commit_label(b) for b in binaries)
-    print(f"\nmachine: {machine()}; commit {labels}; load average "
+    print(f"\nmachine: {machine()}; commit {labels}; manifests from {args.source}; load average "
           f"{load_before} before, {load_average()} after; {time.monotonic() - t_start:.0f} s; "
           f"median of {args.repeats} starts, ms (RSS MiB after the first answer)\n")
     columns = [(share, b) for share, _ in COLD_SHARES for b in range(len(binaries))]
