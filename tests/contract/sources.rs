@@ -18,8 +18,7 @@ use serde_json::{Value, json};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-const ACCESS_KEY: &str = "AKIAGATEWAYTEST";
-const SECRET_KEY: &str = "gateway-test-secret";
+use gateway_tests::s3::{ACCESS_KEY, S3Server, SECRET_KEY};
 
 fn limits(timeout_ms: u64) -> LoadLimits {
     LoadLimits {
@@ -45,55 +44,6 @@ fn manifest() -> Value {
     ]}]})
 }
 
-/// A real S3-protocol server (s3s-fs) on a free loopback port over a temporary folder.
-struct S3Server {
-    endpoint: String,
-    root: std::path::PathBuf,
-}
-
-impl S3Server {
-    async fn start() -> Self {
-        let root = std::env::temp_dir().join(format!(
-            "gateway-s3-{}-{}",
-            std::process::id(),
-            uuid::Uuid::new_v4()
-        ));
-        std::fs::create_dir_all(&root).unwrap();
-        let fs = s3s_fs::FileSystem::new(&root).unwrap();
-        let mut builder = s3s::service::S3ServiceBuilder::new(fs);
-        builder.set_auth(s3s::auth::SimpleAuth::from_single(ACCESS_KEY, SECRET_KEY));
-        let service = builder.build();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let endpoint = format!("http://{}", listener.local_addr().unwrap());
-        tokio::spawn(async move {
-            loop {
-                let Ok((socket, _)) = listener.accept().await else {
-                    return;
-                };
-                let service = service.clone();
-                tokio::spawn(async move {
-                    let _ = hyper_util::server::conn::auto::Builder::new(
-                        hyper_util::rt::TokioExecutor::new(),
-                    )
-                    .serve_connection(hyper_util::rt::TokioIo::new(socket), service)
-                    .await;
-                });
-            }
-        });
-        Self { endpoint, root }
-    }
-
-    fn put(&self, bucket: &str, key: &str, body: &str) {
-        let path = self.root.join(bucket).join(key);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, body).unwrap();
-    }
-
-    fn client(&self, secret: &str) -> aws_sdk_s3::Client {
-        s3_client(&self.endpoint, secret)
-    }
-}
-
 fn s3_client(endpoint: &str, secret: &str) -> aws_sdk_s3::Client {
     let config = aws_sdk_s3::Config::builder()
         .behavior_version_latest()
@@ -112,7 +62,7 @@ async fn r2_s3_object_present_loads_including_korean_keys() {
     s3.put("manifests", "core.json", &manifest().to_string());
     s3.put("manifests", "팀/핵심 도구.json", &manifest().to_string());
     for key in ["core.json", "팀/핵심 도구.json"] {
-        let source = S3Source::new(s3.client(SECRET_KEY), "manifests", key);
+        let source = S3Source::new(s3_client(&s3.endpoint, SECRET_KEY), "manifests", key);
         let snapshot = load_from(&source, limits(5000))
             .await
             .unwrap_or_else(|e| panic!("{key}: {e}"));
@@ -126,16 +76,28 @@ async fn r2_s3_missing_key_missing_bucket_and_denied_access_are_unreadable() {
     s3.put("manifests", "core.json", &manifest().to_string());
     let cases = [
         (
-            S3Source::new(s3.client(SECRET_KEY), "manifests", "absent.json"),
+            S3Source::new(
+                s3_client(&s3.endpoint, SECRET_KEY),
+                "manifests",
+                "absent.json",
+            ),
             "NoSuchKey",
         ),
         // s3s-fs answers a missing bucket on GetObject with NoSuchKey; S3 itself says NoSuchBucket.
         (
-            S3Source::new(s3.client(SECRET_KEY), "no-such-bucket", "core.json"),
+            S3Source::new(
+                s3_client(&s3.endpoint, SECRET_KEY),
+                "no-such-bucket",
+                "core.json",
+            ),
             "NoSuch",
         ),
         (
-            S3Source::new(s3.client("wrong-secret"), "manifests", "core.json"),
+            S3Source::new(
+                s3_client(&s3.endpoint, "wrong-secret"),
+                "manifests",
+                "core.json",
+            ),
             "Signature",
         ),
     ];
@@ -163,14 +125,22 @@ async fn r5_s3_malformed_json_and_invalid_manifest_are_not_served() {
             .to_string(),
     );
     let error = load_from(
-        &S3Source::new(s3.client(SECRET_KEY), "manifests", "broken.json"),
+        &S3Source::new(
+            s3_client(&s3.endpoint, SECRET_KEY),
+            "manifests",
+            "broken.json",
+        ),
         limits(5000),
     )
     .await
     .unwrap_err();
     assert!(matches!(error, RegistryError::NotJson { .. }), "{error}");
     let error = load_from(
-        &S3Source::new(s3.client(SECRET_KEY), "manifests", "invalid.json"),
+        &S3Source::new(
+            s3_client(&s3.endpoint, SECRET_KEY),
+            "manifests",
+            "invalid.json",
+        ),
         limits(5000),
     )
     .await
@@ -481,7 +451,11 @@ async fn r5_a_large_s3_object_loads_whole_and_one_byte_over_the_limit_is_too_lar
     let s3 = S3Server::start().await;
     let body = large_manifest(2000);
     s3.put("manifests", "large.json", &body);
-    let source = S3Source::new(s3.client(SECRET_KEY), "manifests", "large.json");
+    let source = S3Source::new(
+        s3_client(&s3.endpoint, SECRET_KEY),
+        "manifests",
+        "large.json",
+    );
     let exact = LoadLimits {
         timeout: Duration::from_secs(10),
         max_bytes: body.len(),

@@ -2,6 +2,7 @@
 //! send requests through the real service and read its answers.
 
 pub mod auth;
+pub mod s3;
 
 use std::sync::Arc;
 

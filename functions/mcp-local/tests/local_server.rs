@@ -1603,3 +1603,57 @@ fn x10_a_credentials_endpoint_that_refuses_or_answers_an_error_is_a_credentials_
     assert_eq!(asked.load(Ordering::SeqCst), 1, "a 403 is not retried");
     assert_eq!(invoked.load(Ordering::SeqCst), 0, "nothing was invoked");
 }
+
+/// A `tools/list` of the `core` route, through curl.
+fn core_tools_list(server: &LocalServer) -> Value {
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+    let out = run_shell(&format!(
+        "curl -s -H 'MCP-Protocol-Version: 2025-11-25' -H 'Content-Type: application/json' -d '{list}' {}",
+        server.url("/mcp/core")
+    ));
+    serde_json::from_str(&out).unwrap()
+}
+
+#[test]
+fn r2_registry_s3_source_signs_with_the_keys_of_the_environment() {
+    use gateway_tests::s3::{ACCESS_KEY, S3Server, SECRET_KEY};
+    // The S3-protocol server checks each request's SigV4 signature against its one key pair;
+    // the gateway reads its keys from the environment, as a Lambda function's are given.
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let s3 = runtime.block_on(S3Server::start());
+    let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/../../manifests/sample.json");
+    s3.put(
+        "manifests",
+        "sample.json",
+        &std::fs::read_to_string(manifest).unwrap(),
+    );
+    let start = |secret: &str| {
+        LocalServer::start(&[
+            ("MCP_REGISTRY_SOURCE", "s3://manifests/sample.json"),
+            ("MCP_PROFILE", "prod"),
+            ("AWS_ENDPOINT_URL_S3", &s3.endpoint),
+            ("AWS_REGION", "ap-northeast-2"),
+            ("AWS_ACCESS_KEY_ID", ACCESS_KEY),
+            ("AWS_SECRET_ACCESS_KEY", secret),
+        ])
+    };
+    let server = start(SECRET_KEY);
+    let value = core_tools_list(&server);
+    assert_eq!(
+        value["result"]["tools"].as_array().unwrap().len(),
+        3,
+        "{value}"
+    );
+    // Another secret signs differently: the server refuses the read, and prod serves no
+    // registry (CONTRACT R4).
+    let refused = start("another-secret");
+    let value = core_tools_list(&refused);
+    assert_eq!(value["error"]["code"], -32603, "{value}");
+    assert!(
+        value["error"]["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("the tool registry is not loaded"),
+        "{value}"
+    );
+}

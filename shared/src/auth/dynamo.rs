@@ -59,8 +59,7 @@ impl DynamoStore {
     /// at most two attempts (`MCP_AUTH_TIMEOUT_MS`, CONTRACT A9).
     pub async fn from_env(table: impl Into<String>, timeout_ms: u64) -> Self {
         let timeout = Duration::from_millis(timeout_ms);
-        let shared = aws_config::defaults(aws_config::BehaviorVersion::latest())
-            .http_client(crate::aws_http::sdk_http_client())
+        let shared = crate::aws_http::sdk_config_loader()
             .timeout_config(
                 aws_config::timeout::TimeoutConfig::builder()
                     .operation_timeout(timeout)

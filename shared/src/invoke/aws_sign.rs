@@ -142,8 +142,7 @@ impl AwsSigner {
         let provider = self
             .provider
             .get_or_init(|| async {
-                aws_config::defaults(aws_config::BehaviorVersion::latest())
-                    .http_client(crate::aws_http::sdk_http_client())
+                crate::aws_http::sdk_config_loader()
                     .load()
                     .await
                     .credentials_provider()

@@ -32,10 +32,7 @@ impl S3Source {
     /// A source with a client from the standard AWS environment. Path-style addressing is used
     /// when a custom endpoint (`AWS_ENDPOINT_URL_S3` or `AWS_ENDPOINT_URL`) is set.
     pub async fn from_env(bucket: impl Into<String>, key: impl Into<String>) -> Self {
-        let shared = aws_config::defaults(aws_config::BehaviorVersion::latest())
-            .http_client(crate::aws_http::sdk_http_client())
-            .load()
-            .await;
+        let shared = crate::aws_http::sdk_config_loader().load().await;
         let custom_endpoint = std::env::var_os("AWS_ENDPOINT_URL_S3").is_some()
             || std::env::var_os("AWS_ENDPOINT_URL").is_some();
         let config = aws_sdk_s3::config::Builder::from(&shared)
