@@ -438,12 +438,25 @@ fn large_manifest(tools: usize) -> String {
     json!({"manifestVersion": 1, "routes": [{"routeKey": "core", "tools": tools}]}).to_string()
 }
 
-/// The large manifest loaded whole: its first and last tools are there.
-fn assert_large_manifest_loaded(snapshot: &mcp_gateway::registry::Snapshot, tools: usize) {
+/// `source` serves [`large_manifest`]`(tools)`, `len` bytes: under a limit of exactly `len` it
+/// loads whole (its first and last tools are there), and one byte less is `TooLarge`.
+async fn assert_loads_whole_at_the_limit(source: &dyn SnapshotSource, len: usize, tools: usize) {
+    let exact = LoadLimits {
+        timeout: Duration::from_secs(10),
+        max_bytes: len,
+        max_response_bytes: 5 << 20,
+    };
+    let snapshot = load_from(source, exact).await.unwrap();
     let route = snapshot.route("core").unwrap();
     assert!(route.tool("t0").is_some());
     assert!(route.tool(&format!("t{}", tools - 1)).is_some());
     assert!(route.tool(&format!("t{tools}")).is_none());
+    let under = LoadLimits {
+        max_bytes: len - 1,
+        ..exact
+    };
+    let error = load_from(source, under).await.unwrap_err();
+    assert_too_large(&error, len - 1);
 }
 
 #[tokio::test]
@@ -456,18 +469,7 @@ async fn r5_a_large_s3_object_loads_whole_and_one_byte_over_the_limit_is_too_lar
         "manifests",
         "large.json",
     );
-    let exact = LoadLimits {
-        timeout: Duration::from_secs(10),
-        max_bytes: body.len(),
-        max_response_bytes: 5 << 20,
-    };
-    assert_large_manifest_loaded(&load_from(&source, exact).await.unwrap(), 2000);
-    let under = LoadLimits {
-        max_bytes: body.len() - 1,
-        ..exact
-    };
-    let error = load_from(&source, under).await.unwrap_err();
-    assert_too_large(&error, body.len() - 1);
+    assert_loads_whole_at_the_limit(&source, body.len(), 2000).await;
 }
 
 /// A manifest endpoint that answers `body` with `Transfer-Encoding: chunked` (no announced
@@ -515,16 +517,5 @@ async fn r5_a_chunked_manifest_without_a_length_loads_whole_and_one_over_the_lim
     let body = large_manifest(500);
     let url = chunked_manifest_server(body.clone(), 7_001).await;
     let source = HttpSource::new(url).unwrap();
-    let exact = LoadLimits {
-        timeout: Duration::from_secs(10),
-        max_bytes: body.len(),
-        max_response_bytes: 5 << 20,
-    };
-    assert_large_manifest_loaded(&load_from(&source, exact).await.unwrap(), 500);
-    let under = LoadLimits {
-        max_bytes: body.len() - 1,
-        ..exact
-    };
-    let error = load_from(&source, under).await.unwrap_err();
-    assert_too_large(&error, body.len() - 1);
+    assert_loads_whole_at_the_limit(&source, body.len(), 500).await;
 }
