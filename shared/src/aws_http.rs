@@ -3,13 +3,17 @@
 //! client with a second TLS set-up and the system certificate store read at every cold start.
 //!
 //! The SDK hands over a request whose body is in memory (S3 `GetObject`, DynamoDB
-//! `UpdateItem`/`PutItem`/`CreateTable`, STS calls of the credential chain); the answer is read
-//! whole, into one buffer of its announced length, and handed back as an in-memory body. A
-//! streaming request body is refused with a connector error rather than buffered.
+//! `UpdateItem`/`PutItem`/`CreateTable`, STS calls of the credential chain). A streaming request
+//! body is refused with a connector error rather than buffered. The answer's body is handed
+//! over as it arrives, as the SDK's own client does: the SDK reads the body of an ordinary
+//! operation whole, and a streaming one's caller reads it chunk by chunk, so that the registry's
+//! S3 source holds an object to its size limit as it arrives (CONTRACT R5) rather than after
+//! the whole object was read into memory.
 //!
 //! Timeouts: the SDK's connect timeout becomes the client's; its read timeout bounds each
-//! exchange. Either breach is reported as a timeout, so the SDK's retry policy (and the callers'
-//! 503 and R4 retry paths) see the same error kinds as with the SDK's own client.
+//! exchange, the body's arrival included. Either breach is reported as a timeout, so the SDK's
+//! retry policy (and the callers' 503 and R4 retry paths) see the same error kinds as with the
+//! SDK's own client.
 
 use std::sync::Mutex;
 use std::time::Duration;
@@ -22,10 +26,6 @@ use aws_smithy_runtime_api::client::orchestrator::{HttpRequest, HttpResponse};
 use aws_smithy_runtime_api::client::result::ConnectorError;
 use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
 use aws_smithy_types::body::SdkBody;
-
-/// Most bytes of an answer's announced length given to its buffer before the answer arrives
-/// (64 MiB): beyond it the buffer grows as the answer does.
-const PRESIZE_LIMIT_BYTES: usize = 64 << 20;
 
 /// Connect timeout when the SDK sets none, in ms.
 const DEFAULT_CONNECT_TIMEOUT_MS: u64 = 3_100;
@@ -161,16 +161,10 @@ async fn exchange(
     if let Some(timeout) = read_timeout {
         builder = builder.timeout(timeout);
     }
-    let mut response = builder.send().await.map_err(|e| connector_error(&e))?;
+    let response = builder.send().await.map_err(|e| connector_error(&e))?;
     let status = response.status();
     let headers = response.headers().clone();
-    // Read into a buffer of the announced length rather than collected and copied at the end:
-    // an S3 manifest's chunks are not all held beside their copy (crate::chunks).
-    let mut body = crate::chunks::Chunks::new(response.content_length(), PRESIZE_LIMIT_BYTES);
-    while let Some(chunk) = response.chunk().await.map_err(|e| connector_error(&e))? {
-        body.push(chunk);
-    }
-    let mut answer = http::Response::new(SdkBody::from(body.finish()));
+    let mut answer = http::Response::new(SdkBody::from_body_1_x(reqwest::Body::from(response)));
     *answer.status_mut() = status;
     *answer.headers_mut() = headers;
     HttpResponse::try_from(answer).map_err(|e| ConnectorError::other(e.into(), None))

@@ -1,5 +1,5 @@
 //! A body that arrives in chunks, joined into one buffer: a manifest from S3 or a manifest
-//! endpoint (CONTRACT R2), an AWS SDK answer ([`crate::aws_http`]).
+//! endpoint (CONTRACT R2).
 //!
 //! A body that arrives as one chunk is kept as it is, with no copy. A body in several chunks is
 //! copied once, into a buffer of the length its sender announced (`Content-Length`), so that no
@@ -10,11 +10,16 @@
 
 use bytes::{Bytes, BytesMut};
 
+/// Most bytes given to the joined buffer before the body arrives, in bytes (64 MiB): an
+/// announced length is the sender's word, and a larger body still joins, the buffer growing
+/// with it.
+const MAX_PRESIZE_BYTES: usize = 64 << 20;
+
 /// The chunks of one body so far.
 #[derive(Debug, Default)]
 pub(crate) struct Chunks {
     /// The capacity to give the joined buffer, in bytes: the announced length, at most the
-    /// limit the reader gave.
+    /// limit the reader gave and [`MAX_PRESIZE_BYTES`].
     presize: usize,
     /// The body while it is one chunk.
     first: Option<Bytes>,
@@ -24,12 +29,13 @@ pub(crate) struct Chunks {
 
 impl Chunks {
     /// A body of which `announced` bytes were announced; the joined buffer is given that
-    /// capacity, but no more than `presize_limit` bytes (an announced length is the sender's
-    /// word, and a body may still end shorter or go on longer).
+    /// capacity, but no more than `presize_limit` bytes (the reader's bound) nor
+    /// [`MAX_PRESIZE_BYTES`] (an announced length is the sender's word, and a body may still
+    /// end shorter or go on longer).
     pub(crate) fn new(announced: Option<u64>, presize_limit: usize) -> Self {
         let announced = announced.map_or(0, |len| usize::try_from(len).unwrap_or(usize::MAX));
         Self {
-            presize: announced.min(presize_limit),
+            presize: announced.min(presize_limit).min(MAX_PRESIZE_BYTES),
             first: None,
             joined: BytesMut::new(),
         }
@@ -113,5 +119,12 @@ mod tests {
         chunks.push(Bytes::from_static(b"ab"));
         chunks.push(Bytes::from_static(b"cd"));
         assert!((4096..1 << 20).contains(&chunks.joined.capacity()));
+        // A reader whose own bound is no bound: an announced length of 2^64-1 bytes reserves
+        // 64 MiB (address space; untouched pages cost nothing), not an allocation that fails.
+        let mut chunks = Chunks::new(Some(u64::MAX), usize::MAX);
+        chunks.push(Bytes::from_static(b"ab"));
+        chunks.push(Bytes::from_static(b"cd"));
+        assert!((MAX_PRESIZE_BYTES..MAX_PRESIZE_BYTES * 2).contains(&chunks.joined.capacity()));
+        assert_eq!(chunks.finish(), Bytes::from_static(b"abcd"));
     }
 }

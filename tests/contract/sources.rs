@@ -519,3 +519,70 @@ async fn r5_a_chunked_manifest_without_a_length_loads_whole_and_one_over_the_lim
     let source = HttpSource::new(url).unwrap();
     assert_loads_whole_at_the_limit(&source, body.len(), 500).await;
 }
+
+/// A loopback server that answers every request with `head` and then, when `chunked`, 64 KiB
+/// chunks of spaces until the client goes away; otherwise 16 bytes of spaces and nothing more
+/// for a minute (a body that never ends or stalls: the bound must end the read, not the body).
+async fn endless_server(head: &'static str, chunked: bool) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let endpoint = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let mut request = Vec::new();
+                let mut buf = [0u8; 4096];
+                while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match socket.read(&mut buf).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => request.extend_from_slice(&buf[..n]),
+                    }
+                }
+                if socket.write_all(head.as_bytes()).await.is_err() {
+                    return;
+                }
+                if chunked {
+                    let mut frame = format!("{:x}\r\n", 64 * 1024).into_bytes();
+                    frame.resize(frame.len() + 64 * 1024, b' ');
+                    frame.extend_from_slice(b"\r\n");
+                    while socket.write_all(&frame).await.is_ok() {}
+                } else {
+                    let _ = socket.write_all(&[b' '; 16]).await;
+                    tokio::time::sleep(Duration::from_mins(1)).await;
+                }
+            });
+        }
+    });
+    endpoint
+}
+
+#[tokio::test]
+async fn r5_a_manifest_over_the_limit_is_refused_as_it_arrives_from_s3_and_http() {
+    let limits = LoadLimits {
+        timeout: Duration::from_secs(20),
+        max_bytes: 1 << 20,
+        max_response_bytes: 5 << 20,
+    };
+    let announced_huge = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\
+                          content-length: 1099511627776\r\n\r\n";
+    let endless = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\
+                   transfer-encoding: chunked\r\n\r\n";
+    for (head, chunked) in [(announced_huge, false), (endless, true)] {
+        let endpoint = endless_server(head, chunked).await;
+        // An S3 answer is refused by its announced length before its body is read, and one
+        // without a length once what arrived passes the limit: not at the timeout, and not
+        // after the SDK's client read it all.
+        let s3 = S3Source::new(s3_client(&endpoint, SECRET_KEY), "manifests", "core.json");
+        let started = Instant::now();
+        let error = load_from(&s3, limits).await.unwrap_err();
+        assert_too_large(&error, 1 << 20);
+        assert!(
+            started.elapsed() < limits.timeout,
+            "{:?}",
+            started.elapsed()
+        );
+        let http = HttpSource::new(format!("{endpoint}/manifest")).unwrap();
+        let error = load_from(&http, limits).await.unwrap_err();
+        assert_too_large(&error, 1 << 20);
+    }
+}
