@@ -430,7 +430,8 @@ async fn m1_a_fixed_chain_refuses_a_routes_manifest_without_its_route_and_retrie
 fn large_manifest(tools: usize) -> String {
     let tools: Vec<Value> = (0..tools)
         .map(|i| {
-            json!({"name": format!("t{i}"), "description": format!("Tool {i}. {}", "검색 lookup ".repeat(100)),
+            let description = format!("Tool {i}. {}", "검색 lookup ".repeat(100));
+            json!({"name": format!("t{i}"), "description": description,
                    "inputSchema": {"type": "object"},
                    "_meta": {"endpoint": format!("https://tools.example/t{i}")}})
         })
@@ -460,7 +461,7 @@ async fn assert_loads_whole_at_the_limit(source: &dyn SnapshotSource, len: usize
 }
 
 #[tokio::test]
-async fn r5_a_large_s3_object_loads_whole_and_one_byte_over_the_limit_is_too_large() {
+async fn r6_a_large_s3_object_loads_whole_and_one_byte_over_the_limit_is_too_large() {
     let s3 = S3Server::start().await;
     let body = large_manifest(2000);
     s3.put("manifests", "large.json", &body);
@@ -513,17 +514,27 @@ async fn chunked_manifest_server(body: String, chunk: usize) -> String {
 }
 
 #[tokio::test]
-async fn r5_a_chunked_manifest_without_a_length_loads_whole_and_one_over_the_limit_is_too_large() {
+async fn r6_a_chunked_manifest_without_a_length_loads_whole_and_one_over_the_limit_is_too_large() {
     let body = large_manifest(500);
     let url = chunked_manifest_server(body.clone(), 7_001).await;
     let source = HttpSource::new(url).unwrap();
     assert_loads_whole_at_the_limit(&source, body.len(), 500).await;
 }
 
-/// A loopback server that answers every request with `head` and then, when `chunked`, 64 KiB
-/// chunks of spaces until the client goes away; otherwise 16 bytes of spaces and nothing more
-/// for a minute (a body that never ends or stalls: the bound must end the read, not the body).
-async fn endless_server(head: &'static str, chunked: bool) -> String {
+/// What [`misbehaving_server`] sends after its head.
+#[derive(Clone, Copy)]
+enum Rest {
+    /// 64 KiB chunks of spaces until the client goes away.
+    Endless,
+    /// 16 bytes of spaces, then nothing for a minute.
+    Stalls,
+    /// 16 bytes of spaces, then the connection is closed.
+    BreaksOff,
+}
+
+/// A loopback server that answers every request with `head` and then `rest`: a body that never
+/// ends, stalls or breaks off, which the bound or the read's error must end.
+async fn misbehaving_server(head: &'static str, rest: Rest) -> String {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let endpoint = format!("http://{}", listener.local_addr().unwrap());
@@ -541,13 +552,15 @@ async fn endless_server(head: &'static str, chunked: bool) -> String {
                 if socket.write_all(head.as_bytes()).await.is_err() {
                     return;
                 }
-                if chunked {
+                if let Rest::Endless = rest {
                     let mut frame = format!("{:x}\r\n", 64 * 1024).into_bytes();
                     frame.resize(frame.len() + 64 * 1024, b' ');
                     frame.extend_from_slice(b"\r\n");
                     while socket.write_all(&frame).await.is_ok() {}
-                } else {
-                    let _ = socket.write_all(&[b' '; 16]).await;
+                    return;
+                }
+                let _ = socket.write_all(&[b' '; 16]).await;
+                if let Rest::Stalls = rest {
                     tokio::time::sleep(Duration::from_mins(1)).await;
                 }
             });
@@ -557,7 +570,7 @@ async fn endless_server(head: &'static str, chunked: bool) -> String {
 }
 
 #[tokio::test]
-async fn r5_a_manifest_over_the_limit_is_refused_as_it_arrives_from_s3_and_http() {
+async fn r6_a_manifest_over_the_limit_is_refused_as_it_arrives_from_s3_and_http() {
     let limits = LoadLimits {
         timeout: Duration::from_secs(20),
         max_bytes: 1 << 20,
@@ -567,8 +580,8 @@ async fn r5_a_manifest_over_the_limit_is_refused_as_it_arrives_from_s3_and_http(
                           content-length: 1099511627776\r\n\r\n";
     let endless = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\
                    transfer-encoding: chunked\r\n\r\n";
-    for (head, chunked) in [(announced_huge, false), (endless, true)] {
-        let endpoint = endless_server(head, chunked).await;
+    for (head, rest) in [(announced_huge, Rest::Stalls), (endless, Rest::Endless)] {
+        let endpoint = misbehaving_server(head, rest).await;
         // An S3 answer is refused by its announced length before its body is read, and one
         // without a length once what arrived passes the limit: not at the timeout, and not
         // after the SDK's client read it all.
@@ -585,4 +598,24 @@ async fn r5_a_manifest_over_the_limit_is_refused_as_it_arrives_from_s3_and_http(
         let error = load_from(&http, limits).await.unwrap_err();
         assert_too_large(&error, 1 << 20);
     }
+}
+
+#[tokio::test]
+async fn r6_a_manifest_body_that_breaks_off_is_unreadable_from_s3_and_http() {
+    let head = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\
+                content-length: 1000\r\nconnection: close\r\n\r\n";
+    let endpoint = misbehaving_server(head, Rest::BreaksOff).await;
+    let s3 = S3Source::new(s3_client(&endpoint, SECRET_KEY), "manifests", "core.json");
+    let error = load_from(&s3, limits(10_000)).await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "registry source s3://manifests/core.json is unreadable: the object body broke off"
+    );
+    let url = format!("{endpoint}/manifest");
+    let http = HttpSource::new(url.clone()).unwrap();
+    let error = load_from(&http, limits(10_000)).await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!("registry source {url} is unreadable: the response body broke off")
+    );
 }

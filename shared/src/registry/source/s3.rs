@@ -1,4 +1,4 @@
-//! `s3://bucket/key`: S3 `GetObject` (CONTRACT R2), bounded in size as it streams (R5).
+//! `s3://bucket/key`: S3 `GetObject` (CONTRACT R2), bounded in size as it streams (R6).
 
 use bytes::Bytes;
 
