@@ -7,7 +7,7 @@
 //! body is refused with a connector error rather than buffered. The answer's body is handed
 //! over as it arrives, as the SDK's own client does: the SDK reads the body of an ordinary
 //! operation whole, and a streaming one's caller reads it chunk by chunk, so that the registry's
-//! S3 source holds an object to its size limit as it arrives (CONTRACT R6) rather than after
+//! S3 source holds an object to its size limit as it arrives (CONTRACT R7) rather than after
 //! the whole object was read into memory.
 //!
 //! Timeouts: the SDK's connect timeout becomes the client's; its read timeout bounds each

@@ -1,5 +1,5 @@
 //! A body that arrives in chunks, joined into one buffer: a manifest from S3 or a manifest
-//! endpoint (CONTRACT R2, R6).
+//! endpoint (CONTRACT R2, R7).
 //!
 //! A body that arrives as one chunk is kept as it is, with no copy. A body in several chunks is
 //! copied once, into a buffer of the length its sender announced (`Content-Length`), so that no
@@ -83,7 +83,7 @@ mod tests {
     }
 
     #[test]
-    fn r6_one_chunk_is_kept_without_a_copy() {
+    fn r7_one_chunk_is_kept_without_a_copy() {
         let chunk = Bytes::from_static(b"{\"a\":1}");
         let mut chunks = Chunks::new(Some(7), 1 << 20);
         chunks.push(chunk.clone());
@@ -93,7 +93,7 @@ mod tests {
     }
 
     #[test]
-    fn r6_chunks_are_joined_in_order_whatever_length_was_announced() {
+    fn r7_chunks_are_joined_in_order_whatever_length_was_announced() {
         // Announced: none, exact, shorter and longer than the body; a limit under the length.
         for (announced, limit) in [(None, 64), (Some(6), 64), (Some(3), 64), (Some(60), 64)] {
             assert_eq!(
@@ -110,7 +110,7 @@ mod tests {
     }
 
     #[test]
-    fn r6_the_buffer_is_presized_to_the_announced_length_within_the_limit() {
+    fn r7_the_buffer_is_presized_to_the_announced_length_within_the_limit() {
         let mut chunks = Chunks::new(Some(1000), 4096);
         chunks.push(Bytes::from_static(b"ab"));
         chunks.push(Bytes::from_static(b"cd"));

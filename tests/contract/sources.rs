@@ -461,7 +461,7 @@ async fn assert_loads_whole_at_the_limit(source: &dyn SnapshotSource, len: usize
 }
 
 #[tokio::test]
-async fn r6_a_large_s3_object_loads_whole_and_one_byte_over_the_limit_is_too_large() {
+async fn r7_a_large_s3_object_loads_whole_and_one_byte_over_the_limit_is_too_large() {
     let s3 = S3Server::start().await;
     let body = large_manifest(2000);
     s3.put("manifests", "large.json", &body);
@@ -514,7 +514,7 @@ async fn chunked_manifest_server(body: String, chunk: usize) -> String {
 }
 
 #[tokio::test]
-async fn r6_a_chunked_manifest_without_a_length_loads_whole_and_one_over_the_limit_is_too_large() {
+async fn r7_a_chunked_manifest_without_a_length_loads_whole_and_one_over_the_limit_is_too_large() {
     let body = large_manifest(500);
     let url = chunked_manifest_server(body.clone(), 7_001).await;
     let source = HttpSource::new(url).unwrap();
@@ -570,7 +570,7 @@ async fn misbehaving_server(head: &'static str, rest: Rest) -> String {
 }
 
 #[tokio::test]
-async fn r6_a_manifest_over_the_limit_is_refused_as_it_arrives_from_s3_and_http() {
+async fn r7_a_manifest_over_the_limit_is_refused_as_it_arrives_from_s3_and_http() {
     let limits = LoadLimits {
         timeout: Duration::from_secs(20),
         max_bytes: 1 << 20,
@@ -601,7 +601,7 @@ async fn r6_a_manifest_over_the_limit_is_refused_as_it_arrives_from_s3_and_http(
 }
 
 #[tokio::test]
-async fn r6_a_manifest_body_that_breaks_off_is_unreadable_from_s3_and_http() {
+async fn r7_a_manifest_body_that_breaks_off_is_unreadable_from_s3_and_http() {
     let head = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\
                 content-length: 1000\r\nconnection: close\r\n\r\n";
     let endpoint = misbehaving_server(head, Rest::BreaksOff).await;

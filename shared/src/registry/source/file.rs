@@ -1,5 +1,5 @@
 //! `file:PATH`: a manifest on the function's file system (CONTRACT R2), read on the blocking
-//! pool and bounded in size (R6).
+//! pool and bounded in size (R7).
 
 use bytes::Bytes;
 

@@ -1,5 +1,5 @@
 //! `https://…` / `http://…`: a Tool Service manifest endpoint fetched with `GET` (CONTRACT R2),
-//! bounded in size as it streams (R6).
+//! bounded in size as it streams (R7).
 
 use bytes::Bytes;
 

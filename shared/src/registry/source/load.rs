@@ -120,7 +120,7 @@ pub(super) fn check_size(name: &str, len: usize, max_bytes: usize) -> Result<(),
 }
 
 /// The buffer for a manifest body whose sender announced `announced` bytes: `TooLarge` when that
-/// is over `max_bytes` (CONTRACT R6, refused before the body is read); else a buffer presized
+/// is over `max_bytes` (CONTRACT R7, refused before the body is read); else a buffer presized
 /// to it.
 pub(super) fn announced_within(
     name: &str,

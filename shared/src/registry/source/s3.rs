@@ -1,4 +1,4 @@
-//! `s3://bucket/key`: S3 `GetObject` (CONTRACT R2), bounded in size as it streams (R6).
+//! `s3://bucket/key`: S3 `GetObject` (CONTRACT R2), bounded in size as it streams (R7).
 
 use bytes::Bytes;
 
