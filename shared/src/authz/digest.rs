@@ -198,6 +198,12 @@ mod tests {
 
     const SCHEMA: &str = r#"{"type":"object","properties":{"amount":{"type":"number","description":"in EUR, \"gross\" "}},"required":["amount"]}"#;
 
+    /// [`SCHEMA`] written out with line breaks and indentation, the same JSON.
+    fn pretty_schema() -> String {
+        let value: Value = serde_json::from_str(SCHEMA).unwrap();
+        serde_json::to_string_pretty(&value).unwrap()
+    }
+
     #[test]
     fn z11_the_digest_changes_with_each_thing_validation_reads() {
         let digest = |tools: &[(&str, &str)], policies: &str| {
@@ -224,8 +230,7 @@ mod tests {
     fn z11_the_digest_is_the_xxh3_128_of_the_lines_the_contract_names() {
         // Computed apart from this code (Python's xxhash package, `xxh3_128_hexdigest`, over
         // the lines written out).
-        let value: Value = serde_json::from_str(SCHEMA).unwrap();
-        let pretty = serde_json::to_string_pretty(&value).unwrap();
+        let pretty = pretty_schema();
         for schema in [SCHEMA, pretty.as_str()] {
             assert_eq!(
                 validation_digest(
@@ -245,8 +250,7 @@ mod tests {
     fn z11_a_sha256_digest_of_an_earlier_release_is_checked_with_sha256() {
         // Computed apart from this code (Python's hashlib over the same lines): what
         // `mcp-manifest policy embed` wrote before XXH3-128.
-        let value: Value = serde_json::from_str(SCHEMA).unwrap();
-        let pretty = serde_json::to_string_pretty(&value).unwrap();
+        let pretty = pretty_schema();
         let earlier = "sha256:b21c539284c230b9d909fd30c8914150dd95b5cdc5e539ebebeb82cfef307a54";
         let with_json = "sha256:c85ce5110ac2f01995259333e3ed2e70b2010e385f28ff54fc03a5fcee19471c";
         for schema in [SCHEMA, pretty.as_str()] {
@@ -281,8 +285,7 @@ mod tests {
 
     #[test]
     fn z11_whitespace_outside_strings_does_not_change_the_digest() {
-        let value: Value = serde_json::from_str(SCHEMA).unwrap();
-        let pretty = serde_json::to_string_pretty(&value).unwrap();
+        let pretty = pretty_schema();
         let spaced = "\r\n { \"type\" :\t\"object\" , \"properties\" : { \"amount\" : { \"type\" : \"number\" , \"description\" : \"in EUR, \\\"gross\\\" \" } } , \"required\" : [ \"amount\" ] } \n";
         let base = validation_digest([("refund", SCHEMA.as_bytes())], "p");
         assert_eq!(
@@ -304,8 +307,7 @@ mod tests {
 
     #[test]
     fn z11_a_load_finds_the_digest_of_a_compact_manifest_without_the_scan() {
-        let value: Value = serde_json::from_str(SCHEMA).unwrap();
-        let pretty = serde_json::to_string_pretty(&value).unwrap();
+        let pretty = pretty_schema();
         let as_held = |schema: &str, json: Option<&str>| {
             digest_of::<Xxh3>(
                 XXH3_PREFIX,
